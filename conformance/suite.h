@@ -1,0 +1,38 @@
+// The conformance suite: a directory with manifest.json and the case files it
+// names. Each case states the expected outcome (valid | malformed | invalid |
+// unsupported | limit), the rule id a negative case must report, and where.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "validators/core/limits.h"
+
+namespace accelcheck::conformance {
+
+struct CaseResult {
+  std::string id;
+  std::string format;
+  bool passed = false;
+  std::string detail;  // why it failed, or what was reported
+  double seconds = 0;
+};
+
+struct SuiteResult {
+  std::vector<CaseResult> cases;
+  int passed() const;
+  int failed() const;
+};
+
+// Runs every case of `dir`/manifest.json. Sets `error` (and returns nothing
+// useful) when the manifest cannot be read.
+SuiteResult RunSuite(const std::string& dir, std::string* error);
+
+// Writes the project's own generated suite (valid bases and one mutation per
+// mutable rule for every format) into `dir`, with its manifest.
+bool GenerateSuite(const std::string& dir, std::string* error);
+
+// JUnit XML for a suite run (one <testcase> per case).
+std::string SuiteJunit(const SuiteResult& result);
+
+}  // namespace accelcheck::conformance

@@ -1,0 +1,19 @@
+// The subcommands of `accelcheck`. Each takes the arguments after its name and
+// returns the process exit code (DESIGN.md: 0 conforms, 1 errors, 2 usage,
+// 3 I/O, internal error or limit).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace accelcheck::cli {
+
+using Args = std::vector<std::string>;
+
+int RunValidate(const Args& args);     // cmd_validate.cc
+int RunRules(const Args& args);        // cmd_rules.cc
+int RunInspect(const Args& args);      // cmd_inspect.cc
+int RunMutate(const Args& args);       // cmd_mutate.cc
+int RunConformance(const Args& args);  // cmd_conformance.cc
+
+}  // namespace accelcheck::cli

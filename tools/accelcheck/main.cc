@@ -1,0 +1,50 @@
+// accelcheck: validates, inspects and mutates ML-accelerator executables.
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/accelcheck/commands.h"
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: accelcheck <command> [options] [files]\n"
+    "\n"
+    "commands:\n"
+    "  validate FILE|DIR...   check files against every rule of their format\n"
+    "  rules                  list the rules (--format F, --output md|json|text)\n"
+    "  inspect FILE           print the decoded structure as JSON with byte offsets\n"
+    "  mutate FILE --rule ID -o OUT\n"
+    "                         write a copy that breaks exactly one rule (--list)\n"
+    "  conformance DIR        run a conformance suite (--generate DIR writes ours)\n"
+    "\n"
+    "Run `accelcheck <command> --help` for a command's options.\n"
+    "Exit codes: 0 conforms, 1 errors found, 2 usage error, 3 I/O, internal error or limit.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace accelcheck::cli;
+  if (argc < 2) {
+    std::fputs(kUsage.data(), stderr);
+    return 2;
+  }
+  const std::string command = argv[1];
+  const Args args(argv + 2, argv + argc);
+  if (command == "validate") return RunValidate(args);
+  if (command == "rules") return RunRules(args);
+  if (command == "inspect") return RunInspect(args);
+  if (command == "mutate") return RunMutate(args);
+  if (command == "conformance") return RunConformance(args);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage.data(), stdout);
+    return 0;
+  }
+  if (command == "--version") {
+    std::puts("accelcheck 0.1.0");
+    return 0;
+  }
+  std::fprintf(stderr, "accelcheck: unknown command '%s'\n\n%s", command.c_str(), kUsage.data());
+  return 2;
+}

@@ -1,0 +1,86 @@
+#include "tools/accelcheck/options.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace accelcheck::cli {
+
+std::optional<std::string> ParsedArgs::Get(const std::string& flag) const {
+  auto it = values.find(flag);
+  if (it == values.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
+}
+
+const std::vector<std::string>& ParsedArgs::All(const std::string& flag) const {
+  static const std::vector<std::string> kNone;
+  auto it = values.find(flag);
+  return it == values.end() ? kNone : it->second;
+}
+
+std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
+                                const std::vector<Flag>& flags, std::string* error) {
+  ParsedArgs parsed;
+  bool only_positional = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (only_positional || arg.size() < 2 || arg.compare(0, 2, "--") != 0) {
+      parsed.positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positional = true;
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> inline_value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      inline_value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    auto flag = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
+    if (flag == flags.end()) {
+      *error = "unknown option --" + name;
+      return std::nullopt;
+    }
+    if (!flag->takes_value) {
+      if (inline_value) {
+        *error = "option --" + name + " takes no value";
+        return std::nullopt;
+      }
+      parsed.values[name];
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= args.size()) {
+        *error = "option --" + name + " needs a value (" + flag->value_name + ")";
+        return std::nullopt;
+      }
+      inline_value = args[++i];
+    }
+    parsed.values[name].push_back(*inline_value);
+  }
+  return parsed;
+}
+
+std::optional<uint64_t> ParseCount(std::string_view text, std::string* error) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    *error = "expected a non-negative integer, got '" + std::string(text) + "'";
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string FlagHelp(const std::vector<Flag>& flags) {
+  std::string out;
+  for (const Flag& f : flags) {
+    std::string left = "  --" + f.name + (f.takes_value ? " " + f.value_name : "");
+    if (left.size() < 28) left.resize(28, ' ');
+    else left += "  ";
+    out += left + f.help + "\n";
+  }
+  return out;
+}
+
+}  // namespace accelcheck::cli

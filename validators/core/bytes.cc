@@ -1,0 +1,63 @@
+#include "validators/core/bytes.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include <sys/stat.h>
+
+namespace accelcheck {
+
+namespace {
+constexpr std::align_val_t kAlignment{16};
+
+uint8_t* AllocateAligned(size_t size) {
+  // One extra byte so that an empty input still has a valid, aligned pointer.
+  return static_cast<uint8_t*>(::operator new(size + 1, kAlignment));
+}
+}  // namespace
+
+void InputBuffer::Free::operator()(uint8_t* p) const { ::operator delete(p, kAlignment); }
+
+InputBuffer InputBuffer::Copy(ByteView bytes) {
+  InputBuffer buffer;
+  buffer.data_.reset(AllocateAligned(bytes.size()));
+  if (!bytes.empty()) std::memcpy(buffer.data_.get(), bytes.data(), bytes.size());
+  buffer.size_ = bytes.size();
+  return buffer;
+}
+
+std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max_size,
+                                           std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    *error = std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat info;
+  if (fstat(fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) {
+    *error = "not a regular file";
+    std::fclose(file);
+    return std::nullopt;
+  }
+  const uint64_t size = static_cast<uint64_t>(info.st_size);
+  if (size > max_size) {
+    *error = "file size " + std::to_string(size) + " exceeds --max-file-size " +
+             std::to_string(max_size);
+    std::fclose(file);
+    return std::nullopt;
+  }
+  InputBuffer buffer;
+  buffer.data_.reset(AllocateAligned(size));
+  buffer.size_ = size;
+  const size_t read = size == 0 ? 0 : std::fread(buffer.data_.get(), 1, size, file);
+  std::fclose(file);
+  if (read != size) {
+    *error = "short read";
+    return std::nullopt;
+  }
+  return buffer;
+}
+
+}  // namespace accelcheck

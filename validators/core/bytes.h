@@ -1,0 +1,65 @@
+// Bounds-checked little-endian reads and the owned, aligned input buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace accelcheck {
+
+using ByteView = std::span<const uint8_t>;
+
+// Reads a little-endian unsigned integer of sizeof(T) bytes at `offset`, or
+// nothing when it does not fit in `bytes`.
+template <typename T>
+std::optional<T> ReadLE(ByteView bytes, uint64_t offset) {
+  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) return std::nullopt;
+  T value = 0;
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    value |= static_cast<T>(static_cast<T>(bytes[offset + i]) << (8 * i));
+  }
+  return value;
+}
+
+inline bool HasBytesAt(ByteView bytes, uint64_t offset, std::string_view expected) {
+  return offset <= bytes.size() && bytes.size() - offset >= expected.size() &&
+         std::memcmp(bytes.data() + offset, expected.data(), expected.size()) == 0;
+}
+
+// True when [offset, offset + length) lies inside a region of `size` bytes,
+// written so that it cannot overflow.
+inline constexpr bool RangeWithin(uint64_t offset, uint64_t length, uint64_t size) {
+  return offset <= size && length <= size - offset;
+}
+
+// An input file held in memory, 16-byte aligned (flatbuffers checks scalar
+// alignment relative to the buffer start, and force_align vectors use 16).
+class InputBuffer {
+ public:
+  InputBuffer() = default;
+  static InputBuffer Copy(ByteView bytes);
+
+  ByteView bytes() const { return {data_.get(), size_}; }
+  const uint8_t* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t[], Free> data_;
+  size_t size_ = 0;
+  friend std::optional<InputBuffer> ReadFileLimited(const std::string&, uint64_t, std::string*);
+};
+
+// Reads a whole file, refusing (with `error` set) files larger than `max_size`
+// before allocating for them.
+std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max_size,
+                                           std::string* error);
+
+}  // namespace accelcheck

@@ -1,0 +1,57 @@
+// Diagnostics: the one record every validator emits (DESIGN.md "Contracts").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace accelcheck {
+
+enum class Severity : uint8_t { kNote, kWarning, kError };
+
+// What kind of failure a diagnostic describes. Kept distinct so that a CI gate
+// can tell "the file is broken" from "this tool cannot judge the file".
+enum class Category : uint8_t {
+  kMalformed,    // the bytes cannot be decoded
+  kInvalid,      // decodes, but breaks a rule
+  kUnsupported,  // a version or feature this tool does not handle
+  kLimit,        // a resource limit was hit
+  kInternal,     // the input could not be read, or this tool failed
+};
+
+std::string_view SeverityName(Severity s);
+std::string_view CategoryName(Category c);
+
+// One row of a format's rule table. Rules are constexpr data; ids are stable
+// and documented (docs/RULES.md is generated from the tables).
+struct Rule {
+  std::string_view id;      // "pte.segment.bounds"
+  Severity severity;        // in the default profile
+  Severity strict;          // under --strict (the spec as written)
+  Category category;
+  std::string_view title;   // one line
+  std::string_view source;  // spec section and upstream source it comes from
+};
+
+// Where a problem is. Either part may be missing: a byte offset is given when
+// the bytes are known, an object path when the object is.
+// A format's rule table: pointers to the Rule objects diagnostics refer to.
+using RuleTable = std::span<const Rule* const>;
+
+struct Location {
+  std::optional<uint64_t> offset;
+  std::optional<uint64_t> length;
+  std::string path;  // "execution_plan[0].values[12].val.sizes[2]"
+};
+
+struct Diagnostic {
+  const Rule* rule = nullptr;
+  Severity severity = Severity::kError;  // after the profile is applied
+  std::string file;
+  Location location;
+  std::string message;
+};
+
+}  // namespace accelcheck

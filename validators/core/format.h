@@ -1,0 +1,50 @@
+// The interface every format implements, and the registry the CLI uses.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "validators/core/bytes.h"
+#include "validators/core/diagnostic.h"
+#include "validators/core/limits.h"
+#include "validators/core/sink.h"
+
+namespace accelcheck {
+
+// What one validation run of one file may use besides its bytes.
+struct ValidateContext {
+  Limits limits;
+  std::string path;  // the input's path, for companion-file lookup
+  // Companion files named on the command line (a .ptd for a .pte, ...).
+  std::vector<std::string> companions;
+};
+
+class Format {
+ public:
+  virtual ~Format() = default;
+  virtual std::string_view id() const = 0;           // "pte"
+  virtual std::string_view description() const = 0;  // one line
+  virtual RuleTable rules() const = 0;
+  // Recognises the format by content (never by file name).
+  virtual bool Detect(ByteView bytes) const = 0;
+  // Decodes and validates, reporting every problem to `sink`.
+  virtual void Validate(const InputBuffer& input, const ValidateContext& context,
+                        DiagnosticSink& sink) const = 0;
+  // The decoded structure with byte offsets, or null when the input does not
+  // decode (the reasons go to `sink`).
+  virtual nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
+                                 DiagnosticSink& sink) const = 0;
+};
+
+// All formats, in a fixed order.
+const std::vector<const Format*>& AllFormats();
+const Format* FindFormat(std::string_view id);
+const Format* DetectFormat(ByteView bytes);
+
+// Looks a rule up by id over every format's table and the core table.
+const Rule* FindRule(std::string_view id);
+
+}  // namespace accelcheck

@@ -1,0 +1,25 @@
+#include "validators/core/limits.h"
+
+#include "validators/core/core_rules.h"
+
+namespace accelcheck {
+
+std::span<const LimitInfo> AllLimits() {
+  static const LimitInfo kLimits[] = {
+#define LIMIT(field, flag, def, unit, rule, help) \
+  {flag, unit, help, def, &Limits::field, &core_rules::rule},
+#include "validators/core/limits.def"
+#undef LIMIT
+  };
+  return kLimits;
+}
+
+Deadline::Deadline(uint64_t budget_ms)
+    : end_(std::chrono::steady_clock::now() + std::chrono::milliseconds(budget_ms)),
+      unlimited_(budget_ms == 0) {}
+
+bool Deadline::expired() const {
+  return !unlimited_ && std::chrono::steady_clock::now() > end_;
+}
+
+}  // namespace accelcheck

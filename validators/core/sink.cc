@@ -1,0 +1,43 @@
+#include "validators/core/sink.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace accelcheck {
+
+DiagnosticSink::DiagnosticSink(Profile profile, std::string file)
+    : profile_(profile), file_(std::move(file)) {}
+
+void DiagnosticSink::Report(const Rule& rule, Location location, std::string message) {
+  const Severity severity = profile_.strict ? rule.strict : rule.severity;
+  if (rule.severity == Severity::kError) ++blocking_;
+  if (rule.category == Category::kLimit || rule.category == Category::kInternal) failed_ = true;
+  if (severity == Severity::kError) {
+    ++errors_;
+  } else if (severity == Severity::kWarning) {
+    ++warnings_;
+  }
+  if (full()) {
+    ++suppressed_;
+    return;
+  }
+  diagnostics_.push_back({&rule, severity, file_, std::move(location), std::move(message)});
+}
+
+bool DiagnosticSink::full() const {
+  return profile_.max_errors != 0 && errors_ > profile_.max_errors;
+}
+
+bool DiagnosticSink::Has(const Rule& rule) const {
+  return std::any_of(diagnostics_.begin(), diagnostics_.end(),
+                     [&](const Diagnostic& d) { return d.rule == &rule; });
+}
+
+ExitCode ExitCodeFor(const DiagnosticSink& sink) {
+  if (sink.failed()) return ExitCode::kFailure;
+  if (sink.error_count() > 0) return ExitCode::kErrors;
+  if (sink.profile().werror && sink.warning_count() > 0) return ExitCode::kErrors;
+  return ExitCode::kConforms;
+}
+
+}  // namespace accelcheck

@@ -1,0 +1,58 @@
+// DiagnosticSink: collects the diagnostics of one file, applies the profile
+// (--strict, --werror) and the --max-errors cap.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "validators/core/diagnostic.h"
+
+namespace accelcheck {
+
+struct Profile {
+  bool strict = false;      // the spec as written: warnings become errors
+  bool werror = false;      // warnings count as errors for the exit code
+  uint64_t max_errors = 0;  // stop collecting after this many errors (0: no cap)
+};
+
+class DiagnosticSink {
+ public:
+  DiagnosticSink(Profile profile, std::string file);
+
+  void Report(const Rule& rule, Location location, std::string message);
+
+  // Phases gate on this: it counts diagnostics of rules whose default severity
+  // is error, so that a later phase runs only when its invariants hold whatever
+  // the profile.
+  uint64_t blocking_count() const { return blocking_; }
+  uint64_t error_count() const { return errors_; }
+  uint64_t warning_count() const { return warnings_; }
+  uint64_t suppressed_count() const { return suppressed_; }
+  // True once --max-errors is reached: validators may return early.
+  bool full() const;
+
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  const std::string& file() const { return file_; }
+  const Profile& profile() const { return profile_; }
+  bool Has(const Rule& rule) const;
+  // A limit was hit or the input could not be read: the verdict is unknown.
+  bool failed() const { return failed_; }
+
+ private:
+  Profile profile_;
+  std::string file_;
+  std::vector<Diagnostic> diagnostics_;
+  uint64_t blocking_ = 0;
+  uint64_t errors_ = 0;
+  uint64_t warnings_ = 0;
+  uint64_t suppressed_ = 0;
+  bool failed_ = false;
+};
+
+// The outcome of a whole run, for the exit code (DESIGN.md "Exit codes").
+enum class ExitCode : int { kConforms = 0, kErrors = 1, kUsage = 2, kFailure = 3 };
+
+ExitCode ExitCodeFor(const DiagnosticSink& sink);
+
+}  // namespace accelcheck
