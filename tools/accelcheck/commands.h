@@ -15,5 +15,6 @@ int RunRules(const Args& args);        // cmd_rules.cc
 int RunInspect(const Args& args);      // cmd_inspect.cc
 int RunMutate(const Args& args);       // cmd_mutate.cc
 int RunConformance(const Args& args);  // cmd_conformance.cc
+int RunGenerate(const Args& args);     // cmd_generate.cc
 
 }  // namespace accelcheck::cli

@@ -18,6 +18,7 @@ constexpr std::string_view kUsage =
     "  mutate FILE --rule ID -o OUT\n"
     "                         write a copy that breaks exactly one rule (--list)\n"
     "  conformance DIR        run a conformance suite (--generate DIR writes ours)\n"
+    "  generate FORMAT ...    write a valid file from a recipe (pte: --recipe R.json -o OUT)\n"
     "\n"
     "Run `accelcheck <command> --help` for a command's options.\n"
     "Exit codes: 0 conforms, 1 errors found, 2 usage error, 3 I/O, internal error or limit.\n";
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   if (command == "inspect") return RunInspect(args);
   if (command == "mutate") return RunMutate(args);
   if (command == "conformance") return RunConformance(args);
+  if (command == "generate") return RunGenerate(args);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage.data(), stdout);
     return 0;
