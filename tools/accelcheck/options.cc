@@ -23,7 +23,7 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
   bool only_positional = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (only_positional || arg.size() < 2 || arg.compare(0, 2, "--") != 0) {
+    if (only_positional || arg.size() < 2 || arg[0] != '-') {
       parsed.positional.push_back(arg);
       continue;
     }
@@ -31,20 +31,26 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
       only_positional = true;
       continue;
     }
-    std::string name = arg.substr(2);
+    const bool is_long = arg[1] == '-';
+    if (!is_long && arg.size() != 2) {
+      *error = "unknown option " + arg;
+      return std::nullopt;
+    }
+    std::string name = arg.substr(is_long ? 2 : 1);
     std::optional<std::string> inline_value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
+    if (size_t eq = name.find('='); is_long && eq != std::string::npos) {
       inline_value = name.substr(eq + 1);
       name.resize(eq);
     }
+    const std::string spelled = (is_long ? "--" : "-") + name;
     auto flag = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
     if (flag == flags.end()) {
-      *error = "unknown option --" + name;
+      *error = "unknown option " + spelled;
       return std::nullopt;
     }
     if (!flag->takes_value) {
       if (inline_value) {
-        *error = "option --" + name + " takes no value";
+        *error = "option " + spelled + " takes no value";
         return std::nullopt;
       }
       parsed.values[name];
@@ -52,7 +58,7 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
     }
     if (!inline_value) {
       if (i + 1 >= args.size()) {
-        *error = "option --" + name + " needs a value (" + flag->value_name + ")";
+        *error = "option " + spelled + " needs a value (" + flag->value_name + ")";
         return std::nullopt;
       }
       inline_value = args[++i];
@@ -75,7 +81,8 @@ std::optional<uint64_t> ParseCount(std::string_view text, std::string* error) {
 std::string FlagHelp(const std::vector<Flag>& flags) {
   std::string out;
   for (const Flag& f : flags) {
-    std::string left = "  --" + f.name + (f.takes_value ? " " + f.value_name : "");
+    const std::string dashes = f.name.size() == 1 ? "-" : "--";
+    std::string left = "  " + dashes + f.name + (f.takes_value ? " " + f.value_name : "");
     if (left.size() < 28) left.resize(28, ' ');
     else left += "  ";
     out += left + f.help + "\n";

@@ -13,7 +13,7 @@
 namespace accelcheck::cli {
 
 struct Flag {
-  std::string name;        // without the leading "--"
+  std::string name;        // without the leading "--"; a one-letter name is "-o"
   bool takes_value;
   std::string value_name;  // "N", "FILE", ... for the help text
   std::string help;
@@ -29,8 +29,9 @@ struct ParsedArgs {
   const std::vector<std::string>& All(const std::string& flag) const;
 };
 
-// Parses `args` against `flags`. Accepts "--flag value", "--flag=value" and,
-// after "--", only positionals. On failure returns nothing and sets `error`.
+// Parses `args` against `flags`. Accepts "--flag value", "--flag=value",
+// "-o value" for one-letter flags and, after "--", only positionals. A lone
+// "-" (standard input) is a positional. On failure returns nothing and sets `error`.
 std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
                                 const std::vector<Flag>& flags, std::string* error);
 

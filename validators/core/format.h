@@ -20,6 +20,10 @@ struct ValidateContext {
   std::string path;  // the input's path, for companion-file lookup
   // Companion files named on the command line (a .ptd for a .pte, ...).
   std::vector<std::string> companions;
+  // The file's --time-budget-ms, started by the caller before the file is
+  // read. Validators check expired() between phases and in long loops and then
+  // report core.limit.time-budget-ms.
+  Deadline deadline{0};
 };
 
 class Format {
