@@ -1,0 +1,274 @@
+#include "conformance/pte/read.h"
+
+#include <algorithm>
+
+#include <flatbuffers/flatbuffers.h>
+
+#include "validators/core/text.h"
+#include "validators/pte/schema/program_generated.h"
+
+namespace accelcheck::pte {
+namespace {
+
+namespace fb = executorch_flatbuffer;
+using namespace model;
+
+// spec/pte.md §1.1: the eh00 extended header after the identifier.
+constexpr uint64_t kHeaderOffset = 8;
+constexpr uint64_t kMinimumHeaderLength = 24;
+constexpr uint64_t kFullHeaderLength = 32;
+
+struct ExtendedHeader {
+  uint64_t program_size = 0;
+  uint64_t segment_base_offset = 0;
+  uint64_t segment_data_size = 0;
+};
+
+std::optional<ExtendedHeader> ReadExtendedHeader(ByteView bytes) {
+  if (!HasBytesAt(bytes, kHeaderOffset, "eh00")) return std::nullopt;
+  auto length = ReadLE<uint32_t>(bytes, 12);
+  if (!length || *length < kMinimumHeaderLength) return std::nullopt;
+  ExtendedHeader header;
+  header.program_size = ReadLE<uint64_t>(bytes, 16).value_or(0);
+  header.segment_base_offset = ReadLE<uint64_t>(bytes, 24).value_or(0);
+  if (*length >= kFullHeaderLength) header.segment_data_size = ReadLE<uint64_t>(bytes, 32).value_or(0);
+  return header;
+}
+
+Opt<std::string> ReadString(const flatbuffers::String* s) {
+  if (s == nullptr) return std::nullopt;
+  return s->str();
+}
+
+template <typename T, typename Out = T>
+Opt<Vec<Out>> ReadScalars(const flatbuffers::Vector<T>* v) {
+  if (v == nullptr) return std::nullopt;
+  Vec<Out> out;
+  out.reserve(v->size());
+  for (auto x : *v) out.push_back(static_cast<Out>(x));
+  return out;
+}
+
+// Reads a vector of tables with `read_one`, keeping absent as nullopt.
+template <typename T, typename F>
+auto ReadTables(const flatbuffers::Vector<flatbuffers::Offset<T>>* v, F read_one)
+    -> Opt<Vec<decltype(read_one(static_cast<const T*>(nullptr)))>> {
+  if (v == nullptr) return std::nullopt;
+  Vec<decltype(read_one(static_cast<const T*>(nullptr)))> out;
+  out.reserve(v->size());
+  for (const T* t : *v) out.push_back(read_one(t));
+  return out;
+}
+
+Tensor ReadTensor(const fb::Tensor* t) {
+  Tensor out;
+  out.scalar_type = static_cast<int8_t>(t->scalar_type());
+  out.storage_offset = t->storage_offset();
+  out.sizes = ReadScalars(t->sizes());
+  out.dim_order = ReadScalars(t->dim_order());
+  out.requires_grad = t->requires_grad();
+  out.data_buffer_idx = t->data_buffer_idx();
+  if (const auto* a = t->allocation_info()) {
+    out.allocation = Allocation{a->memory_id(), a->memory_offset_low(), a->memory_offset_high()};
+  }
+  out.layout = t->layout();
+  out.shape_dynamism = static_cast<int8_t>(t->shape_dynamism());
+  if (const auto* e = t->extra_tensor_info()) {
+    ExtraTensorInfo extra;
+    extra.mutable_data_segments_idx = e->mutable_data_segments_idx();
+    extra.fully_qualified_name = ReadString(e->fully_qualified_name());
+    extra.location = static_cast<int8_t>(e->location());
+    extra.device_type = static_cast<int8_t>(e->device_type());
+    extra.device_index = e->device_index();
+    out.extra = std::move(extra);
+  }
+  return out;
+}
+
+// The union tag is kept as written; the payload is decoded only for tags the
+// schema declares (an unknown tag has no payload type to read it as).
+EValue ReadValue(const fb::EValue* v) {
+  EValue out;
+  out.type = static_cast<uint8_t>(v->val_type());
+  const void* p = v->val();
+  if (p == nullptr) return out;
+  switch (static_cast<fb::KernelTypes>(out.type)) {
+    case fb::KernelTypes::Null: out.val = Null{}; break;
+    case fb::KernelTypes::Int: out.val = Int{static_cast<const fb::Int*>(p)->int_val()}; break;
+    case fb::KernelTypes::Bool: out.val = Bool{static_cast<const fb::Bool*>(p)->bool_val()}; break;
+    case fb::KernelTypes::Double: out.val = Double{static_cast<const fb::Double*>(p)->double_val()}; break;
+    case fb::KernelTypes::Tensor: out.val = ReadTensor(static_cast<const fb::Tensor*>(p)); break;
+    case fb::KernelTypes::String: out.val = String{ReadString(static_cast<const fb::String*>(p)->string_val())}; break;
+    case fb::KernelTypes::IntList: out.val = IntList{ReadScalars(static_cast<const fb::IntList*>(p)->items())}; break;
+    case fb::KernelTypes::DoubleList:
+      out.val = DoubleList{ReadScalars(static_cast<const fb::DoubleList*>(p)->items())};
+      break;
+    case fb::KernelTypes::BoolList: out.val = BoolList{ReadScalars(static_cast<const fb::BoolList*>(p)->items())}; break;
+    case fb::KernelTypes::TensorList:
+      out.val = TensorList{ReadScalars(static_cast<const fb::TensorList*>(p)->items())};
+      break;
+    case fb::KernelTypes::OptionalTensorList:
+      out.val = OptionalTensorList{ReadScalars(static_cast<const fb::OptionalTensorList*>(p)->items())};
+      break;
+    default: break;
+  }
+  return out;
+}
+
+Instruction ReadInstruction(const fb::Instruction* i) {
+  Instruction out;
+  out.type = static_cast<uint8_t>(i->instr_args_type());
+  const void* p = i->instr_args();
+  if (p == nullptr) return out;
+  switch (static_cast<fb::InstructionArguments>(out.type)) {
+    case fb::InstructionArguments::KernelCall: {
+      const auto* k = static_cast<const fb::KernelCall*>(p);
+      out.args = KernelCall{k->op_index(), ReadScalars(k->args())};
+      break;
+    }
+    case fb::InstructionArguments::DelegateCall: {
+      const auto* d = static_cast<const fb::DelegateCall*>(p);
+      out.args = DelegateCall{d->delegate_index(), ReadScalars(d->args())};
+      break;
+    }
+    case fb::InstructionArguments::MoveCall: {
+      const auto* m = static_cast<const fb::MoveCall*>(p);
+      out.args = MoveCall{m->move_from(), m->move_to()};
+      break;
+    }
+    case fb::InstructionArguments::JumpFalseCall: {
+      const auto* j = static_cast<const fb::JumpFalseCall*>(p);
+      out.args = JumpFalseCall{j->cond_value_index(), j->destination_instruction()};
+      break;
+    }
+    case fb::InstructionArguments::FreeCall:
+      out.args = FreeCall{static_cast<const fb::FreeCall*>(p)->value_index()};
+      break;
+    default: break;
+  }
+  return out;
+}
+
+Chain ReadChain(const fb::Chain* c) {
+  Chain out;
+  out.inputs = ReadScalars(c->inputs());
+  out.outputs = ReadScalars(c->outputs());
+  out.instructions = ReadTables(c->instructions(), ReadInstruction);
+  out.stacktrace = ReadTables(c->stacktrace(), [](const fb::FrameList* l) {
+    return FrameList{ReadTables(l->items(), [](const fb::Frame* f) {
+      return Frame{ReadString(f->filename()), f->lineno(), ReadString(f->name()), ReadString(f->context())};
+    })};
+  });
+  return out;
+}
+
+BackendDelegate ReadDelegate(const fb::BackendDelegate* d) {
+  BackendDelegate out;
+  out.id = ReadString(d->id());
+  out.processed = std::nullopt;
+  if (const auto* r = d->processed()) {
+    out.processed = DataReference{static_cast<int8_t>(r->location()), r->index()};
+  }
+  out.compile_specs = ReadTables(d->compile_specs(), [](const fb::CompileSpec* s) {
+    return CompileSpec{ReadString(s->key()), ReadScalars(s->value())};
+  });
+  return out;
+}
+
+ExecutionPlan ReadPlan(const fb::ExecutionPlan* p) {
+  ExecutionPlan out;
+  out.name = ReadString(p->name());
+  out.container_meta_type = std::nullopt;
+  if (const auto* m = p->container_meta_type()) {
+    out.container_meta_type = ContainerMetadata{ReadString(m->encoded_inp_str()), ReadString(m->encoded_out_str())};
+  }
+  out.values = ReadTables(p->values(), ReadValue);
+  out.inputs = ReadScalars(p->inputs());
+  out.outputs = ReadScalars(p->outputs());
+  out.chains = ReadTables(p->chains(), ReadChain);
+  out.operators = ReadTables(p->operators(), [](const fb::Operator* o) {
+    return Operator{ReadString(o->name()), ReadString(o->overload())};
+  });
+  out.delegates = ReadTables(p->delegates(), ReadDelegate);
+  out.non_const_buffer_sizes = ReadScalars(p->non_const_buffer_sizes());
+  out.non_const_buffer_device = ReadTables(p->non_const_buffer_device(), [](const fb::NonConstBufferDevice* d) {
+    return NonConstBufferDevice{d->buffer_idx(), static_cast<int8_t>(d->device_type()), d->device_index()};
+  });
+  return out;
+}
+
+SubsegmentOffsets ReadSubsegment(const fb::SubsegmentOffsets* s) {
+  return SubsegmentOffsets{s->segment_index(), ReadScalars(s->offsets())};
+}
+
+Program ReadProgram(const fb::Program* p) {
+  Program out;
+  out.version = p->version();
+  out.execution_plan = ReadTables(p->execution_plan(), ReadPlan);
+  out.constant_buffer =
+      ReadTables(p->constant_buffer(), [](const fb::Buffer* b) { return Buffer{ReadScalars(b->storage())}; });
+  out.backend_delegate_data = ReadTables(p->backend_delegate_data(), [](const fb::BackendDelegateInlineData* d) {
+    return InlineData{ReadScalars(d->data())};
+  });
+  out.segments =
+      ReadTables(p->segments(), [](const fb::DataSegment* s) { return DataSegment{s->offset(), s->size()}; });
+  out.constant_segment = std::nullopt;
+  if (const auto* c = p->constant_segment()) out.constant_segment = ReadSubsegment(c);
+  out.mutable_data_segments = ReadTables(p->mutable_data_segments(), ReadSubsegment);
+  out.named_data = ReadTables(p->named_data(), [](const fb::NamedData* n) {
+    return NamedData{ReadString(n->key()), n->segment_index()};
+  });
+  return out;
+}
+
+// Each segment's bytes as far as the file holds them: a segment that runs
+// past the end keeps the bytes that exist, so that a round trip of a broken
+// file stays as broken as it was.
+Vec<Vec<uint8_t>> ReadSegmentBytes(ByteView bytes, const Program& program, uint64_t base) {
+  Vec<Vec<uint8_t>> out;
+  if (!program.segments) return out;
+  for (const DataSegment& s : *program.segments) {
+    Vec<uint8_t> data;
+    if (base <= bytes.size() && s.offset <= bytes.size() - base) {
+      const uint64_t start = base + s.offset;
+      const uint64_t length = std::min<uint64_t>(s.size, bytes.size() - start);
+      data.assign(bytes.begin() + static_cast<ptrdiff_t>(start),
+                  bytes.begin() + static_cast<ptrdiff_t>(start + length));
+    }
+    out.push_back(std::move(data));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<model::File> ReadFile(ByteView bytes, std::string* error) {
+  if (bytes.size() < kHeaderOffset || !HasBytesAt(bytes, 4, fb::ProgramIdentifier())) {
+    if (error) *error = "not an ExecuTorch program: bytes 4..7 are not \"ET12\"";
+    return std::nullopt;
+  }
+  const std::optional<ExtendedHeader> header = ReadExtendedHeader(bytes);
+  uint64_t program_size = bytes.size();
+  if (header && header->program_size != 0) {
+    if (header->program_size > bytes.size()) {
+      if (error) *error = Str("program_size ", Hex(header->program_size), " exceeds file size ", Hex(bytes.size()));
+      return std::nullopt;
+    }
+    program_size = header->program_size;
+  }
+  // The flatbuffers accessors read scalars in place, so verify and read an
+  // aligned copy of the program bytes.
+  const InputBuffer program_bytes = InputBuffer::Copy(bytes.first(program_size));
+  flatbuffers::Verifier verifier(program_bytes.data(), program_bytes.size());
+  if (!fb::VerifyProgramBuffer(verifier)) {
+    if (error) *error = "the program flatbuffer fails verification";
+    return std::nullopt;
+  }
+  File file;
+  file.program = ReadProgram(fb::GetProgram(program_bytes.data()));
+  file.extended_header = header.has_value();
+  file.segment_bytes = ReadSegmentBytes(bytes, file.program, header ? header->segment_base_offset : 0);
+  return file;
+}
+
+}  // namespace accelcheck::pte
