@@ -1,0 +1,166 @@
+// Measures .pte validation against the bare flatbuffers Verifier on the same
+// bytes, and on real files. Run through bench/run.sh, which also records peak
+// memory and fuzzing throughput.
+//
+//   pte_bench generate --values N -o FILE   a table-dense program of >= N values
+//   pte_bench compare FILE [--repeat R]     Verifier vs full validation, best of R
+//   pte_bench corpus DIR [--repeat R]       validation time of each file in DIR
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "conformance/pte/model.h"
+#include "conformance/pte/serialize.h"
+#include "validators/core/format.h"
+#include "validators/pte/schema/program_generated.h"
+
+namespace {
+
+using namespace accelcheck;
+namespace model = pte::model;
+using Clock = std::chrono::steady_clock;
+
+// A program shaped like a large exported network: many add kernels, each with
+// two planned inputs, an Int alpha and a planned output (4 values per call),
+// in the real calling convention (args, then the output again as the return).
+std::vector<uint8_t> TableDenseProgram(size_t values) {
+  model::File file;
+  model::ExecutionPlan plan;
+  plan.operators->push_back({std::string("aten::add"), std::string("out")});
+  model::Chain chain;
+  const size_t calls = (values + 3) / 4;
+  constexpr int32_t kElements = 16;
+  constexpr uint32_t kBytes = kElements * 4;
+  uint64_t offset = 0;
+  auto planned = [&]() {
+    model::Tensor t;
+    t.sizes = model::Vec<int32_t>{4, 4};
+    t.dim_order = model::Vec<uint8_t>{0, 1};
+    t.allocation = model::Allocation{1, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)};
+    offset += kBytes;
+    return model::EValue::Of(t);
+  };
+  plan.values->reserve(calls * 4);
+  for (size_t c = 0; c < calls; ++c) {
+    const auto base = static_cast<int32_t>(plan.values->size());
+    plan.values->push_back(planned());
+    plan.values->push_back(planned());
+    plan.values->push_back(model::EValue::Of(model::Int{1}));
+    plan.values->push_back(planned());
+    chain.instructions->push_back(model::Instruction::Of(
+        model::KernelCall{0, model::Vec<int32_t>{base, base + 1, base + 2, base + 3, base + 3}}));
+    plan.inputs->push_back(base);
+    plan.inputs->push_back(base + 1);
+    plan.outputs->push_back(base + 3);
+  }
+  plan.non_const_buffer_sizes = model::Vec<int64_t>{0, static_cast<int64_t>(offset)};
+  plan.chains->push_back(std::move(chain));
+  file.program.execution_plan->push_back(std::move(plan));
+  return pte::Serialize(file);
+}
+
+template <typename F>
+double BestSeconds(int repeat, F&& run) {
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = Clock::now();
+    run();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return best;
+}
+
+bool ReadInput(const std::string& path, InputBuffer* out) {
+  std::string error;
+  auto input = ReadFileLimited(path, Limits{}.max_file_size, &error);
+  if (!input) {
+    std::fprintf(stderr, "pte_bench: %s: %s\n", path.c_str(), error.c_str());
+    return false;
+  }
+  *out = std::move(*input);
+  return true;
+}
+
+uint64_t ValidateOnce(const InputBuffer& input, const std::string& path) {
+  ValidateContext context;
+  context.path = path;
+  DiagnosticSink sink(Profile{}, path);
+  FindFormat("pte")->Validate(input, context, sink);
+  return sink.error_count();
+}
+
+int Generate(size_t values, const std::string& out) {
+  const std::vector<uint8_t> bytes = TableDenseProgram(values);
+  std::FILE* f = std::fopen(out.c_str(), "wb");
+  if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) return 3;
+  std::fclose(f);
+  std::printf("wrote %s: %zu bytes, >= %zu values\n", out.c_str(), bytes.size(), values);
+  return 0;
+}
+
+int Compare(const std::string& path, int repeat) {
+  InputBuffer input;
+  if (!ReadInput(path, &input)) return 3;
+  bool verified = false;
+  const double verifier = BestSeconds(repeat, [&] {
+    flatbuffers::Verifier::Options options;
+    options.max_tables = Limits{}.max_tables;
+    flatbuffers::Verifier v(input.data(), input.size(), options);
+    verified = executorch_flatbuffer::VerifyProgramBuffer(v);
+  });
+  uint64_t errors = 0;
+  const double validate = BestSeconds(repeat, [&] { errors = ValidateOnce(input, path); });
+  std::printf("file            %s (%zu bytes)\n", path.c_str(), input.size());
+  std::printf("verifier        %.3f ms (%s)\n", verifier * 1e3, verified ? "ok" : "fails");
+  std::printf("accelcheck      %.3f ms (%llu errors)\n", validate * 1e3,
+              static_cast<unsigned long long>(errors));
+  std::printf("ratio           %.2fx the bare verifier\n", validate / verifier);
+  std::printf("throughput      %.1f MB/s\n", input.size() / validate / 1e6);
+  return 0;
+}
+
+int Corpus(const std::string& dir, int repeat) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const auto ext = entry.path().extension();
+    if (ext == ".pte" || ext == ".ptd") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    InputBuffer input;
+    if (!ReadInput(path.string(), &input)) return 3;
+    uint64_t errors = 0;
+    const double seconds = BestSeconds(repeat, [&] { errors = ValidateOnce(input, path.string()); });
+    std::printf("%-60s %9zu B %10.1f us %3llu errors\n", path.filename().c_str(), input.size(),
+                seconds * 1e6, static_cast<unsigned long long>(errors));
+  }
+  return 0;
+}
+
+int Usage() {
+  std::fputs("usage: pte_bench generate --values N -o FILE | compare FILE [--repeat R] | "
+             "corpus DIR [--repeat R]\n", stderr);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return Usage();
+  auto flag = [&](const std::string& name, const std::string& fallback) {
+    auto it = std::find(args.begin(), args.end(), name);
+    return it != args.end() && it + 1 != args.end() ? *(it + 1) : fallback;
+  };
+  const int repeat = std::atoi(flag("--repeat", "5").c_str());
+  if (args[0] == "generate") {
+    return Generate(std::strtoull(flag("--values", "1000000").c_str(), nullptr, 10), flag("-o", "big.pte"));
+  }
+  if (args[0] == "compare" && args.size() >= 2) return Compare(args[1], repeat);
+  if (args[0] == "corpus" && args.size() >= 2) return Corpus(args[1], repeat);
+  return Usage();
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the .pte measurements and prints the figures (see bench/README.md).
+# Needs the builds from tools/build.sh (and build-fuzz from tools/test.sh for
+# the fuzzing rate).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${BENCH_DIR:-build/bench-data}
+mkdir -p "$work"
+values=${BENCH_VALUES:-1000000}
+
+echo "== table-dense program, $values values: accelcheck vs bare flatbuffers Verifier"
+build/bench/pte_bench generate --values "$values" -o "$work/dense.pte"
+build/bench/pte_bench compare "$work/dense.pte" --repeat 5
+
+echo "== peak memory of 'accelcheck validate' on it"
+/usr/bin/time -f "peak RSS %M KiB, %e s" build/tools/accelcheck validate "$work/dense.pte" >/dev/null
+
+if [ -d ../shared/corpus/pte ]; then
+  echo "== real files (best of 20)"
+  build/bench/pte_bench corpus ../shared/corpus/pte --repeat 20
+fi
+
+if [ -x build-fuzz/fuzz/pte_fuzzer ] && [ -d build-fuzz/fuzz/seeds ]; then
+  echo "== pte_fuzzer (ASan+UBSan), 30 s"
+  tmp=$(mktemp -d)
+  build-fuzz/fuzz/pte_fuzzer -max_total_time=30 -print_final_stats=1 \
+    -dict=build-fuzz/fuzz/pte_fuzzer.dict "$tmp" build-fuzz/fuzz/seeds 2>&1 |
+    grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" || true
+  rm -rf "$tmp"
+fi
