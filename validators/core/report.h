@@ -1,0 +1,87 @@
+// Report writers (DESIGN.md "Outputs"): the results of one run, as text, one
+// versioned JSON document, SARIF 2.1.0 or JUnit XML.
+//
+// Names and messages come from hostile files, so every writer replaces invalid
+// UTF-8 with U+FFFD and escapes control characters. The same results always give
+// the same bytes: no timestamps, no durations, files and diagnostics in the
+// order they were checked and reported.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "validators/core/diagnostic.h"
+#include "validators/core/sink.h"
+
+namespace accelcheck {
+
+inline constexpr std::string_view kToolName = "accelcheck";
+inline constexpr std::string_view kToolVersion = "0.1.0";
+// SARIF's tool.driver.informationUri: where users read about the tool.
+inline constexpr std::string_view kToolInformationUri = "https://github.com/accelcheck/accelcheck";
+// The version of the JSON report document; bumped when a field changes meaning.
+inline constexpr int kJsonReportVersion = 1;
+
+// The result of checking one input.
+struct FileResult {
+  std::string path;      // as shown in reports ("<stdin>" for standard input)
+  std::string format;    // the detected or forced format id; empty when none
+  bool skipped = false;  // found in a directory walk, its content matches no format
+  DiagnosticSink sink;
+};
+
+enum class Outcome : uint8_t { kConforms, kErrors, kFailed, kSkipped };
+
+// kFailed when a limit was hit or the input could not be read or checked (the
+// verdict is unknown); kErrors when it has errors, or warnings under --werror.
+Outcome OutcomeOf(const FileResult& result);
+std::string_view OutcomeName(Outcome outcome);  // "conforms", "errors", "failed", "skipped"
+
+struct RunSummary {
+  uint64_t files = 0;
+  uint64_t conforming = 0;
+  uint64_t with_errors = 0;  // files whose outcome is kErrors
+  uint64_t failed = 0;
+  uint64_t skipped = 0;
+  uint64_t errors = 0;  // diagnostics, including those --max-errors suppressed
+  uint64_t warnings = 0;
+  uint64_t suppressed = 0;
+  ExitCode exit_code = ExitCode::kConforms;  // over all files
+};
+
+RunSummary Summarize(std::span<const FileResult> results);
+
+enum class ReportFormat : uint8_t { kText, kJson, kSarif, kJunit };
+
+std::optional<ReportFormat> ParseReportFormat(std::string_view name);
+
+// `catalogue` is the rule table SARIF lists in tool.driver.rules (rules that a
+// diagnostic uses but the catalogue lacks are appended); other writers ignore it.
+std::string WriteReport(ReportFormat format, std::span<const FileResult> results,
+                        std::span<const Rule* const> catalogue);
+
+// "file:0x1f0: error[pte.segment.bounds]: segments[2]: message" per diagnostic,
+// then "2 files: 1 error, 3 warnings".
+std::string WriteText(std::span<const FileResult> results);
+std::string WriteJson(std::span<const FileResult> results);
+std::string WriteSarif(std::span<const FileResult> results, std::span<const Rule* const> catalogue);
+std::string WriteJunit(std::span<const FileResult> results);
+
+// One diagnostic as a text line (without the newline).
+std::string TextLine(const Diagnostic& diagnostic);
+
+// The JSON document for a command line that could not be parsed, so that
+// `--output json` always prints exactly one document.
+std::string UsageErrorJson(std::string_view message);
+
+// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string ValidUtf8(std::string_view text);
+// `text` made safe for XML 1.0 character data or (when `attribute`) an
+// attribute value: valid UTF-8, markup escaped, forbidden characters as "\xNN".
+std::string XmlEscape(std::string_view text, bool attribute);
+
+}  // namespace accelcheck
