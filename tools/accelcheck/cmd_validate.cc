@@ -1,0 +1,244 @@
+// accelcheck validate FILE|DIR|- ...: checks every input against every rule of
+// its format and writes one report for the whole run.
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <new>
+#include <system_error>
+
+#include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/input.h"
+#include "tools/accelcheck/options.h"
+#include "validators/core/core_rules.h"
+#include "validators/core/format.h"
+#include "validators/core/report.h"
+#include "validators/core/text.h"
+
+namespace accelcheck::cli {
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: accelcheck validate [options] FILE|DIR|- ...\n"
+    "Directories are searched recursively in sorted order; there, files whose\n"
+    "content matches no format are skipped (a named file is reported as\n"
+    "core.format.unknown). Exit codes: 0 conforms, 1 errors (or warnings with\n"
+    "--werror, or unknown content), 2 usage, 3 I/O, internal error or limit.\n";
+
+std::vector<Flag> ValidateFlags() {
+  std::vector<Flag> flags = {
+      {"format", true, "ID", "check every input as format ID instead of detecting it"},
+      {"output", true, "FMT", "report as text (default), json, sarif or junit"},
+      {"o", true, "FILE", "write the report to FILE instead of standard output"},
+      {"strict", false, "", "the spec as written: documented real-file quirks become errors"},
+      {"werror", false, "", "exit 1 on warnings too"},
+      {"max-errors", true, "N", "list at most N errors per file (default 0: all)"},
+      {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
+      {"help", false, "", "print this help"},
+  };
+  const std::vector<Flag> limits = LimitFlags();
+  flags.insert(flags.end(), limits.begin(), limits.end());
+  return flags;
+}
+
+struct ValidateOptions {
+  const Format* forced = nullptr;
+  ReportFormat output = ReportFormat::kText;
+  std::optional<std::string> output_file;
+  Profile profile;
+  Limits limits;
+  std::vector<std::string> companions;
+  std::vector<std::string> inputs;
+};
+
+std::string FormatIds() {
+  std::string ids;
+  for (const Format* format : AllFormats()) ids += Str(ids.empty() ? "" : ", ", format->id());
+  return ids;
+}
+
+std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
+  ValidateOptions options;
+  if (auto id = parsed.Get("format")) {
+    options.forced = FindFormat(*id);
+    if (options.forced == nullptr) {
+      *error = Str("unknown format '", *id, "' (known: ", FormatIds(), ")");
+      return std::nullopt;
+    }
+  }
+  if (auto name = parsed.Get("output")) {
+    const std::optional<ReportFormat> output = ParseReportFormat(*name);
+    if (!output) {
+      *error = Str("unknown output '", *name, "' (text, json, sarif or junit)");
+      return std::nullopt;
+    }
+    options.output = *output;
+  }
+  options.output_file = parsed.Get("o");
+  options.profile.strict = parsed.Has("strict");
+  options.profile.werror = parsed.Has("werror");
+  if (auto text = parsed.Get("max-errors")) {
+    std::string parse_error;
+    const std::optional<uint64_t> count = ParseCount(*text, &parse_error);
+    if (!count) {
+      *error = "--max-errors: " + parse_error;
+      return std::nullopt;
+    }
+    options.profile.max_errors = *count;
+  }
+  if (!ApplyLimitFlags(parsed, &options.limits, error)) return std::nullopt;
+  options.companions = parsed.All("data");
+  options.inputs = parsed.positional;
+  if (options.inputs.empty()) {
+    *error = "no input files";
+    return std::nullopt;
+  }
+  return options;
+}
+
+// The scan for `--output json` happens before parsing, so that even a command
+// line that does not parse gets its one JSON document.
+bool WantsJson(const Args& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--output=json") return true;
+    if (args[i] == "--output" && i + 1 < args.size() && args[i + 1] == "json") return true;
+  }
+  return false;
+}
+
+int UsageError(const Args& args, const std::string& message) {
+  std::cerr << "accelcheck validate: " << message << "\n" << kUsage;
+  if (WantsJson(args)) std::cout << UsageErrorJson(message) << std::flush;
+  return static_cast<int>(ExitCode::kUsage);
+}
+
+struct Input {
+  std::string path;
+  bool from_directory = false;
+};
+
+// Expands a directory into its regular files, sorted by path, so that runs
+// over the same tree list files in the same order. A directory that cannot be
+// listed becomes a result of its own.
+std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
+                               std::vector<FileResult>* results) {
+  std::error_code ec;
+  if (path == "-" || !std::filesystem::is_directory(path, ec)) return {{path, false}};
+  std::vector<std::string> files;
+  std::filesystem::recursive_directory_iterator it(path, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec)) files.push_back(it->path().string());
+  }
+  if (ec) {
+    FileResult failed{path, "", false, DiagnosticSink(profile, path)};
+    failed.sink.Report(core_rules::kIoRead, {},
+                       Str("cannot list directory ", Quoted(path), ": ", ec.message()));
+    results->push_back(std::move(failed));
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Input> inputs;
+  for (std::string& file : files) inputs.push_back({std::move(file), true});
+  return inputs;
+}
+
+void ReportTimeBudget(const ValidateContext& context, DiagnosticSink& sink) {
+  if (context.deadline.expired() && !sink.Has(core_rules::kLimitTime)) {
+    sink.Report(core_rules::kLimitTime, {},
+                Str("checking took longer than --time-budget-ms ", context.limits.time_budget_ms));
+  }
+}
+
+// A failure inside a validator is reported as core.internal (exit 3) and
+// never as a verdict on the file.
+void ValidateGuarded(const Format& format, const InputBuffer& buffer,
+                     const ValidateContext& context, DiagnosticSink& sink) {
+  try {
+    format.Validate(buffer, context, sink);
+  } catch (const std::bad_alloc&) {
+    sink.Report(core_rules::kInternalError, {}, "out of memory while checking the file");
+  } catch (const std::exception& e) {
+    sink.Report(core_rules::kInternalError, {}, Str("unexpected exception: ", e.what()));
+  }
+}
+
+FileResult CheckInput(const Input& input, const ValidateOptions& options) {
+  const std::string name = DisplayName(input.path);
+  FileResult result{name, "", false, DiagnosticSink(options.profile, name)};
+  ValidateContext context;
+  context.limits = options.limits;
+  context.path = input.path;
+  context.companions = options.companions;
+  context.deadline = Deadline(options.limits.time_budget_ms);
+  const std::optional<InputBuffer> buffer = ReadInput(input.path, options.limits, result.sink);
+  if (!buffer) return result;
+  const Format* format = options.forced != nullptr ? options.forced : DetectFormat(buffer->bytes());
+  if (format == nullptr) {
+    // Unknown content does not conform (exit 1); inside a directory it is
+    // most likely a file of another kind, listed as skipped.
+    if (input.from_directory) {
+      result.skipped = true;
+    } else {
+      result.sink.Report(core_rules::kFormatUnknown, {},
+                         Str("content matches no supported format (", FormatIds(),
+                             "); --format ID checks it as one"));
+    }
+    ReportTimeBudget(context, result.sink);
+    return result;
+  }
+  result.format = std::string(format->id());
+  ValidateGuarded(*format, *buffer, context, result.sink);
+  ReportTimeBudget(context, result.sink);
+  return result;
+}
+
+// Every rule the run can report: the core table, then each format's.
+std::vector<const Rule*> Catalogue() {
+  std::vector<const Rule*> rules(core_rules::All().begin(), core_rules::All().end());
+  for (const Format* format : AllFormats()) {
+    rules.insert(rules.end(), format->rules().begin(), format->rules().end());
+  }
+  return rules;
+}
+
+bool WriteOutput(const std::optional<std::string>& file, const std::string& report) {
+  if (!file || *file == "-") {
+    std::cout << report << std::flush;
+    return static_cast<bool>(std::cout);
+  }
+  std::ofstream out(*file, std::ios::binary | std::ios::trunc);
+  out << report;
+  out.close();
+  if (!out) std::cerr << "accelcheck validate: cannot write " << Quoted(*file) << "\n";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int RunValidate(const Args& args) {
+  const std::vector<Flag> flags = ValidateFlags();
+  std::string error;
+  const std::optional<ParsedArgs> parsed = Parse(args, flags, &error);
+  if (!parsed) return UsageError(args, error);
+  if (parsed->Has("help")) {
+    std::cout << kUsage << "\noptions:\n" << FlagHelp(flags);
+    return static_cast<int>(ExitCode::kConforms);
+  }
+  const std::optional<ValidateOptions> options = ToOptions(*parsed, &error);
+  if (!options) return UsageError(args, error);
+
+  std::vector<FileResult> results;
+  for (const std::string& path : options->inputs) {
+    for (const Input& input : ExpandInput(path, options->profile, &results)) {
+      results.push_back(CheckInput(input, *options));
+    }
+  }
+
+  const std::string report = WriteReport(options->output, results, Catalogue());
+  if (!WriteOutput(options->output_file, report)) return static_cast<int>(ExitCode::kFailure);
+  return static_cast<int>(Summarize(results).exit_code);
+}
+
+}  // namespace accelcheck::cli

@@ -1,0 +1,30 @@
+// What the commands that read inputs share: reading a file or standard input
+// under the resource limits, and the limit flags generated from limits.def.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/accelcheck/options.h"
+#include "validators/core/bytes.h"
+#include "validators/core/limits.h"
+#include "validators/core/sink.h"
+
+namespace accelcheck::cli {
+
+// "<stdin>" for "-", otherwise `path`.
+std::string DisplayName(const std::string& path);
+
+// Reads `path` ("-": standard input) under --max-file-size. When it cannot,
+// reports core.limit.max-file-size or core.io.read to `sink`.
+std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limits,
+                                     DiagnosticSink& sink);
+
+// One "--<flag> N" per row of limits.def, with its unit and default in the help.
+std::vector<Flag> LimitFlags();
+
+// Sets every limit given in `parsed`; false (with `error`) on a bad value.
+bool ApplyLimitFlags(const ParsedArgs& parsed, Limits* limits, std::string* error);
+
+}  // namespace accelcheck::cli
