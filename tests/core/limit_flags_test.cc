@@ -1,0 +1,142 @@
+// Every resource limit, checked through RunValidate on files built in a
+// temporary directory: at the limit the file passes, one below it gives the
+// limit's core rule and exit code 3 (DESIGN.md "Limits").
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "conformance/pte/recipes.h"
+#include "conformance/pte/serialize.h"
+#include "tools/accelcheck/commands.h"
+#include "validators/core/limits.h"
+
+namespace accelcheck::cli {
+namespace {
+
+using nlohmann::json;
+
+std::vector<uint8_t> SmallProgram() {
+  return pte::Serialize(pte::BuildRecipe(json::parse(R"({"plans": [{
+      "name": "forward",
+      "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2, 3]}},
+                 {"name": "y", "tensor": {"dtype": "float", "sizes": [2, 3]}},
+                 {"name": "alpha", "int": 1},
+                 {"name": "z", "tensor": {"dtype": "float", "sizes": [2, 3]}}],
+      "inputs": ["x", "y"], "outputs": ["z"],
+      "instructions": [{"kernel": "aten::add.out", "args": ["x", "y", "alpha", "z"]}]}]})")));
+}
+
+class LimitFlagTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("accelcheck_limits_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    return path;
+  }
+
+  // Runs `accelcheck validate args... --output json -o report`; returns the
+  // exit code and the rule ids reported.
+  int Validate(std::vector<std::string> args, std::vector<std::string>* rules) {
+    const std::string report = (dir_ / "report.json").string();
+    args.insert(args.end(), {"--output", "json", "-o", report});
+    const int code = RunValidate(args);
+    std::ifstream in(report);
+    const json doc = json::parse(in);
+    rules->clear();
+    for (const json& file : doc["files"]) {
+      for (const json& d : file["diagnostics"]) rules->push_back(d["rule"]);
+    }
+    return code;
+  }
+
+  // The smallest value of `flag` that lets `file` pass, searched in [1, high].
+  uint64_t SmallestPassing(const std::string& file, const std::string& flag, uint64_t high) {
+    uint64_t low = 1;
+    std::vector<std::string> rules;
+    EXPECT_EQ(Validate({file, "--" + flag, std::to_string(high)}, &rules), 0) << testing::PrintToString(rules);
+    while (low < high) {
+      const uint64_t mid = low + (high - low) / 2;
+      if (Validate({file, "--" + flag, std::to_string(mid)}, &rules) == 0) {
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return high;
+  }
+
+  void ExpectAtAndAboveLimit(const std::string& file, const std::string& flag, uint64_t at,
+                             const std::string& rule) {
+    std::vector<std::string> rules;
+    EXPECT_EQ(Validate({file, "--" + flag, std::to_string(at)}, &rules), 0)
+        << "--" << flag << " " << at << ": " << testing::PrintToString(rules);
+    EXPECT_TRUE(rules.empty()) << testing::PrintToString(rules);
+    EXPECT_EQ(Validate({file, "--" + flag, std::to_string(at - 1)}, &rules), 3)
+        << "--" << flag << " " << at - 1;
+    EXPECT_EQ(rules, std::vector<std::string>{rule}) << "--" << flag << " " << at - 1;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(LimitFlagTest, EveryLimitHasATestHere) {
+  std::vector<std::string> flags;
+  for (const LimitInfo& limit : AllLimits()) flags.emplace_back(limit.flag);
+  EXPECT_EQ(flags, (std::vector<std::string>{"max-file-size", "max-depth", "max-tables", "time-budget-ms"}))
+      << "a new limit in limits.def needs its at-limit and above-limit test in this file";
+}
+
+TEST_F(LimitFlagTest, MaxFileSize) {
+  const std::vector<uint8_t> program = SmallProgram();
+  const std::string file = Write("small.pte", program);
+  ExpectAtAndAboveLimit(file, "max-file-size", program.size(), "core.limit.max-file-size");
+}
+
+TEST_F(LimitFlagTest, MaxDepth) {
+  const std::string file = Write("small.pte", SmallProgram());
+  const uint64_t depth = SmallestPassing(file, "max-depth", 64);
+  EXPECT_GT(depth, 1u) << "a program nests tables below its root";
+  ExpectAtAndAboveLimit(file, "max-depth", depth, "core.limit.max-depth");
+}
+
+TEST_F(LimitFlagTest, MaxTables) {
+  const std::string file = Write("small.pte", SmallProgram());
+  const uint64_t tables = SmallestPassing(file, "max-tables", 100000);
+  EXPECT_GT(tables, 4u) << "program, plan, values and their payloads are tables";
+  ExpectAtAndAboveLimit(file, "max-tables", tables, "core.limit.max-tables");
+}
+
+// Time cannot be hit exactly: a generous budget (and 0, no limit) passes; a
+// budget of 1 ms cannot cover reading and checking 64 MiB.
+TEST_F(LimitFlagTest, TimeBudget) {
+  const std::string small = Write("small.pte", SmallProgram());
+  std::vector<std::string> rules;
+  EXPECT_EQ(Validate({small, "--time-budget-ms", "0"}, &rules), 0);
+  EXPECT_EQ(Validate({small, "--time-budget-ms", "600000"}, &rules), 0);
+  EXPECT_TRUE(rules.empty()) << testing::PrintToString(rules);
+
+  std::vector<uint8_t> large = SmallProgram();
+  large.resize(64u << 20);
+  const std::string file = Write("large.pte", large);
+  EXPECT_EQ(Validate({file, "--time-budget-ms", "1"}, &rules), 3);
+  EXPECT_NE(std::find(rules.begin(), rules.end(), "core.limit.time-budget-ms"), rules.end())
+      << testing::PrintToString(rules);
+}
+
+}  // namespace
+}  // namespace accelcheck::cli

@@ -1,0 +1,117 @@
+#include "validators/core/sink.h"
+
+#include <gtest/gtest.h>
+
+#include "validators/core/core_rules.h"
+
+namespace accelcheck {
+namespace {
+
+// A rule for each profile behaviour: always an error, a real-file quirk that
+// the spec forbids (warning by default, error under --strict), and a note.
+const Rule kError{"test.error", Severity::kError, Severity::kError, Category::kInvalid, "error", "test"};
+const Rule kQuirk{"test.quirk", Severity::kWarning, Severity::kError, Category::kInvalid, "quirk", "test"};
+const Rule kNote{"test.note", Severity::kNote, Severity::kWarning, Category::kInvalid, "note", "test"};
+
+Location AtOffset(uint64_t offset) {
+  Location location;
+  location.offset = offset;
+  return location;
+}
+
+TEST(SinkTest, DefaultProfileKeepsTheRuleSeverity) {
+  DiagnosticSink sink(Profile{}, "a.pte");
+  sink.Report(kQuirk, {}, "quirk");
+  sink.Report(kNote, {}, "note");
+  EXPECT_EQ(sink.error_count(), 0u);
+  EXPECT_EQ(sink.warning_count(), 1u);
+  ASSERT_EQ(sink.diagnostics().size(), 2u);
+  EXPECT_EQ(sink.diagnostics()[0].severity, Severity::kWarning);
+  EXPECT_EQ(sink.diagnostics()[1].severity, Severity::kNote);
+  EXPECT_EQ(sink.diagnostics()[0].file, "a.pte");
+  EXPECT_EQ(ExitCodeFor(sink), ExitCode::kConforms);
+}
+
+TEST(SinkTest, StrictProfileUsesTheStrictSeverity) {
+  DiagnosticSink sink(Profile{.strict = true}, "a.pte");
+  sink.Report(kQuirk, {}, "quirk");
+  sink.Report(kNote, {}, "note");
+  EXPECT_EQ(sink.error_count(), 1u);
+  EXPECT_EQ(sink.warning_count(), 1u);
+  EXPECT_EQ(sink.diagnostics()[0].severity, Severity::kError);
+  EXPECT_EQ(sink.diagnostics()[1].severity, Severity::kWarning);
+  EXPECT_EQ(ExitCodeFor(sink), ExitCode::kErrors);
+}
+
+TEST(SinkTest, WerrorMakesWarningsFailTheExitCode) {
+  DiagnosticSink sink(Profile{.werror = true}, "a.pte");
+  sink.Report(kNote, {}, "note");
+  EXPECT_EQ(ExitCodeFor(sink), ExitCode::kConforms);
+  sink.Report(kQuirk, {}, "quirk");
+  EXPECT_EQ(sink.error_count(), 0u);
+  EXPECT_EQ(ExitCodeFor(sink), ExitCode::kErrors);
+}
+
+TEST(SinkTest, BlockingCountFollowsTheDefaultSeverityWhateverTheProfile) {
+  DiagnosticSink strict(Profile{.strict = true}, "a.pte");
+  strict.Report(kQuirk, {}, "quirk");
+  EXPECT_EQ(strict.error_count(), 1u);
+  EXPECT_EQ(strict.blocking_count(), 0u);
+  strict.Report(kError, {}, "error");
+  EXPECT_EQ(strict.blocking_count(), 1u);
+
+  DiagnosticSink capped(Profile{.max_errors = 1}, "a.pte");
+  for (int i = 0; i < 5; ++i) capped.Report(kError, {}, "error");
+  EXPECT_EQ(capped.blocking_count(), 5u) << "suppressed diagnostics still gate later phases";
+}
+
+TEST(SinkTest, MaxErrorsKeepsTheFirstNAndCountsTheRest) {
+  DiagnosticSink sink(Profile{.max_errors = 2}, "a.pte");
+  sink.Report(kError, AtOffset(1), "first");
+  EXPECT_FALSE(sink.full());
+  sink.Report(kError, AtOffset(2), "second");
+  sink.Report(kError, AtOffset(3), "third");
+  EXPECT_TRUE(sink.full());
+  sink.Report(kQuirk, {}, "a warning after the cap");
+  ASSERT_EQ(sink.diagnostics().size(), 2u);
+  EXPECT_EQ(sink.diagnostics()[0].message, "first");
+  EXPECT_EQ(sink.diagnostics()[1].message, "second");
+  EXPECT_EQ(sink.suppressed_count(), 2u);
+  EXPECT_EQ(sink.error_count(), 3u);
+  EXPECT_EQ(sink.warning_count(), 1u);
+}
+
+TEST(SinkTest, ZeroMaxErrorsMeansNoCap) {
+  DiagnosticSink sink(Profile{}, "a.pte");
+  for (int i = 0; i < 1000; ++i) sink.Report(kError, {}, "error");
+  EXPECT_FALSE(sink.full());
+  EXPECT_EQ(sink.diagnostics().size(), 1000u);
+  EXPECT_EQ(sink.suppressed_count(), 0u);
+}
+
+TEST(SinkTest, LimitAndInternalRulesFailTheFileEvenAmongErrors) {
+  DiagnosticSink limit(Profile{}, "a.pte");
+  limit.Report(kError, {}, "error");
+  limit.Report(core_rules::kLimitDepth, {}, "too deep");
+  EXPECT_TRUE(limit.failed());
+  EXPECT_EQ(ExitCodeFor(limit), ExitCode::kFailure);
+
+  DiagnosticSink io(Profile{}, "a.pte");
+  io.Report(core_rules::kIoRead, {}, "cannot read");
+  EXPECT_EQ(ExitCodeFor(io), ExitCode::kFailure);
+
+  DiagnosticSink unknown(Profile{}, "a.pte");
+  unknown.Report(core_rules::kFormatUnknown, {}, "unknown");
+  EXPECT_FALSE(unknown.failed()) << "unknown content is a verdict: it does not conform";
+  EXPECT_EQ(ExitCodeFor(unknown), ExitCode::kErrors);
+}
+
+TEST(SinkTest, HasFindsReportedRules) {
+  DiagnosticSink sink(Profile{}, "a.pte");
+  sink.Report(kQuirk, {}, "quirk");
+  EXPECT_TRUE(sink.Has(kQuirk));
+  EXPECT_FALSE(sink.Has(kError));
+}
+
+}  // namespace
+}  // namespace accelcheck
