@@ -1,0 +1,130 @@
+// The pte Format: content detection, the validation pipeline for .pte and
+// .ptd, and inspection.
+#include "validators/pte/pte_format.h"
+
+#include <filesystem>
+
+#include "validators/core/core_rules.h"
+#include "validators/core/text.h"
+#include "validators/pte/inspect.h"
+#include "validators/pte/validate.h"
+#include "validators/pte/validate_ptd.h"
+#include "validators/pte/verify.h"
+
+namespace accelcheck::pte {
+
+namespace {
+
+bool IsPtd(ByteView bytes) { return HasBytesAt(bytes, 4, "FT01"); }
+
+// A companion .ptd: named on the command line, else <stem>.ptd next to the .pte.
+std::optional<std::string> CompanionPath(const ValidateContext& context) {
+  for (const std::string& companion : context.companions) {
+    if (std::filesystem::path(companion).extension() == ".ptd") return companion;
+  }
+  if (context.path.empty()) return std::nullopt;
+  std::filesystem::path sibling(context.path);
+  sibling.replace_extension(".ptd");
+  std::error_code error;
+  if (sibling.string() != context.path && std::filesystem::is_regular_file(sibling, error)) {
+    return sibling.string();
+  }
+  return std::nullopt;
+}
+
+// The named data a companion .ptd offers, when it validates; its own
+// problems belong to its own validation run.
+struct Companion {
+  InputBuffer buffer;
+  NamedLayouts layouts;
+};
+std::optional<Companion> LoadCompanion(const ValidateContext& context) {
+  const auto path = CompanionPath(context);
+  if (!path) return std::nullopt;
+  std::string error;
+  auto buffer = ReadFileLimited(*path, context.limits.max_file_size, &error);
+  if (!buffer || !IsPtd(buffer->bytes())) return std::nullopt;
+  DiagnosticSink scratch(Profile{}, *path);
+  const auto* root = ValidatePtd(buffer->bytes(), context.limits, scratch);
+  if (root == nullptr) return std::nullopt;
+  Companion companion{std::move(*buffer), {}};
+  companion.layouts = LayoutsOf(*flat_tensor_flatbuffer::GetFlatTensor(companion.buffer.data()));
+  return companion;
+}
+
+bool OutOfTime(const Deadline& deadline, DiagnosticSink& sink, uint64_t budget_ms) {
+  if (!deadline.expired()) return false;
+  sink.Report(core_rules::kLimitTime, Location{},
+              Str("validation stopped after --time-budget-ms ", budget_ms, " ms"));
+  return true;
+}
+
+// decode -> verify -> program tables -> per plan: structure, values,
+// tensors, instructions -> whole-program memory plan (DESIGN.md "Phases").
+void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
+  const Deadline deadline(context.limits.time_budget_ms);
+  const auto header = DecodeHeader(file, sink);
+  if (!header) return;
+  if (!VerifyProgram(file.first(header->program_size), context.limits, sink)) return;
+  const fb::Program& program = *fb::GetProgram(file.data());
+  CheckContainer(file, *header, program, sink);
+
+  const auto companion = LoadCompanion(context);
+  ProgramContext ctx{file, *header, program, sink,
+                     companion ? &companion->layouts : nullptr, ConstantLimits(program)};
+  ValidateProgramTables(ctx);
+  ValidatePlanNames(ctx);
+  const auto* plans = program.execution_plan();
+  if (plans == nullptr) return;
+  for (uint32_t p = 0; p < plans->size() && !sink.full(); ++p) {
+    if (OutOfTime(deadline, sink, context.limits.time_budget_ms)) return;
+    const fb::ExecutionPlan& plan = *plans->Get(p);
+    const uint64_t before = sink.blocking_count();
+    ValidatePlan(ctx, plan, p);
+    ValidateValues(ctx, plan, p);
+    ValidateTensors(ctx, plan, p);
+    ValidateInstructions(ctx, plan, p);
+    // The memory plan pass follows indices and sizes: only on a clean plan.
+    if (sink.blocking_count() == before && !OutOfTime(deadline, sink, context.limits.time_budget_ms)) {
+      ValidateMemoryPlan(ctx, plan, p);
+    }
+  }
+}
+
+class PteFormatImpl final : public Format {
+ public:
+  std::string_view id() const override { return "pte"; }
+  std::string_view description() const override {
+    return "ExecuTorch program (.pte, ET12) and named-data file (.ptd, FT01)";
+  }
+  RuleTable rules() const override { return AllRules(); }
+
+  // ET12, any other ET?? (reported as an unsupported version), or FT01.
+  bool Detect(ByteView bytes) const override {
+    return HasBytesAt(bytes, 4, "ET") || IsPtd(bytes);
+  }
+
+  void Validate(const InputBuffer& input, const ValidateContext& context,
+                DiagnosticSink& sink) const override {
+    if (IsPtd(input.bytes())) {
+      ValidatePtd(input.bytes(), context.limits, sink);
+    } else {
+      ValidatePte(input.bytes(), context, sink);
+    }
+  }
+
+  nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
+                         DiagnosticSink& sink) const override {
+    return IsPtd(input.bytes()) ? InspectPtd(input, context, sink)
+                                : InspectPte(input, context, sink);
+  }
+};
+
+}  // namespace
+
+const Format& PteFormat() {
+  static const PteFormatImpl kFormat;
+  return kFormat;
+}
+
+}  // namespace accelcheck::pte

@@ -1,0 +1,79 @@
+// The state the .pte validation passes share, and the passes themselves.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "validators/core/format.h"
+#include "validators/core/sink.h"
+#include "validators/pte/decode_header.h"
+#include "validators/pte/rules.h"
+#include "validators/pte/schema/flat_tensor_generated.h"
+#include "validators/pte/schema/program_generated.h"
+
+namespace accelcheck::pte {
+
+namespace fb = executorch_flatbuffer;
+
+// The layouts a companion .ptd declares, by key (spec/pte.md §2.5 EXTERNAL).
+using NamedLayouts = std::unordered_map<std::string_view, const flat_tensor_flatbuffer::TensorLayout*>;
+
+// One verified .pte: every pointer below stays inside `file`.
+struct ProgramContext {
+  ByteView file;
+  const PteHeader& header;
+  const fb::Program& program;
+  DiagnosticSink& sink;
+  const NamedLayouts* companion = nullptr;  // null: no .ptd to check EXTERNAL tensors against
+  // For each constant_segment offset, the next larger offset (or the segment
+  // end): how far the constant may extend (#22). Empty when offsets decrease.
+  std::vector<uint64_t> constant_limits;
+
+  uint64_t OffsetOf(const void* object) const {
+    return static_cast<uint64_t>(static_cast<const uint8_t*>(object) - file.data());
+  }
+  // Reports at `object` (a table, vector or element inside the file).
+  void Report(const Rule& rule, const void* object, std::string path, std::string message) const {
+    Location location;
+    if (object != nullptr) location.offset = OffsetOf(object);
+    location.path = std::move(path);
+    sink.Report(rule, std::move(location), std::move(message));
+  }
+};
+
+// "execution_plan[3]": object paths are built only when a diagnostic is reported.
+std::string PlanPath(uint32_t plan);
+std::string ValuePath(uint32_t plan, uint32_t value);
+
+// Facts about ScalarType (spec/pte.md §2.1).
+bool IsDeclaredScalarType(int8_t type);
+// Element size in bytes of any type the runtime accepts (0..29 except 30), or 0.
+uint64_t ElementSize(int8_t type);
+
+// numel * element size of `tensor`, or nothing when sizes are missing,
+// negative, the type has no size, or the product overflows.
+std::optional<uint64_t> TensorNbytes(const fb::Tensor& tensor);
+
+// How a tensor gets its data (spec/pte.md §2.5).
+enum class DataSource : uint8_t { kRuntime, kConstant, kMutable, kPlanned, kExternal };
+DataSource SourceOf(const fb::Tensor& tensor);
+
+// Value types as KernelTypes, or nothing for a missing entry.
+inline fb::KernelTypes TypeOf(const fb::EValue& value) { return value.val_type(); }
+const fb::Tensor* TensorAt(const fb::ExecutionPlan& plan, int64_t index);
+
+std::vector<uint64_t> ConstantLimits(const fb::Program& program);
+
+// The passes, in phase order (DESIGN.md "Phases").
+void ValidateProgramTables(const ProgramContext& ctx);                                 // B
+void ValidatePlanNames(const ProgramContext& ctx);                                     // C #15
+void ValidatePlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);    // C
+void ValidateValues(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);  // D
+void ValidateTensors(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p); // E
+void ValidateInstructions(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);  // F
+void ValidateMemoryPlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);    // whole program
+
+}  // namespace accelcheck::pte
