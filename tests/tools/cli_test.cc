@@ -1,0 +1,281 @@
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "conformance/pte/recipes.h"
+#include "conformance/pte/serialize.h"
+#include "tests/tools/tool_runner.h"
+
+namespace accelcheck::testing {
+namespace {
+
+using nlohmann::json;
+
+std::vector<uint8_t> SmallProgram() {
+  return pte::Serialize(pte::BuildRecipe(json::parse(R"({"plans": [{
+      "name": "forward",
+      "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2, 3]}},
+                 {"name": "y", "tensor": {"dtype": "float", "sizes": [2, 3]}},
+                 {"name": "alpha", "int": 1},
+                 {"name": "z", "tensor": {"dtype": "float", "sizes": [2, 3]}}],
+      "inputs": ["x", "y"], "outputs": ["z"],
+      "instructions": [{"kernel": "aten::add.out", "args": ["x", "y", "alpha", "z"]}]}]})")));
+}
+
+// The same program with nonzero bytes after its end: a real-file quirk, a
+// warning by default and an error under --strict (pte.file.trailing_bytes).
+std::vector<uint8_t> WithTrailingBytes() {
+  std::vector<uint8_t> bytes = SmallProgram();
+  bytes.insert(bytes.end(), 16, 0x5a);
+  return bytes;
+}
+
+// The identifier of an ExecuTorch version this tool does not handle.
+std::vector<uint8_t> OtherVersion() {
+  std::vector<uint8_t> bytes = SmallProgram();
+  bytes[6] = '9';
+  bytes[7] = '9';
+  return bytes;
+}
+
+std::vector<uint8_t> Text(const std::string& text) { return {text.begin(), text.end()}; }
+
+std::vector<std::string> RulesIn(const json& report) {
+  std::vector<std::string> rules;
+  for (const json& file : report["files"]) {
+    for (const json& d : file["diagnostics"]) rules.push_back(d["rule"]);
+  }
+  return rules;
+}
+
+bool Contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  CliTest() : dir_("cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+  TempDir dir_;
+};
+
+TEST_F(CliTest, NoCommandIsAUsageError) {
+  const ToolRun run = RunTool({});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("usage: accelcheck"), std::string::npos) << run.err;
+}
+
+TEST_F(CliTest, ValidProgramConforms) {
+  const ToolRun run = RunTool({"validate", dir_.Write("add.pte", SmallProgram())});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out, "1 file: 0 errors, 0 warnings\n");
+}
+
+TEST_F(CliTest, ProfilesDecideWhetherAQuirkFails) {
+  const std::string file = dir_.Write("trailing.pte", WithTrailingBytes());
+  ToolRun run = RunTool({"validate", file});
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find(": warning[pte.file.trailing_bytes]: "), std::string::npos) << run.out;
+  run = RunTool({"validate", "--werror", file});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  run = RunTool({"validate", "--strict", file});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find(": error[pte.file.trailing_bytes]: "), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, ErrorsExitOne) {
+  const ToolRun run = RunTool({"validate", "--format", "pte", "--output", "json",
+                               dir_.Write("v99.pte", OtherVersion())});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  const json report = json::parse(run.out);
+  EXPECT_TRUE(Contains(RulesIn(report), "pte.file.version")) << run.out;
+  EXPECT_EQ(report["files"][0]["outcome"], "errors");
+}
+
+TEST_F(CliTest, UnknownContentDoesNotConform) {
+  const ToolRun run = RunTool({"validate", dir_.Write("notes.txt", Text("hello"))});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find("notes.txt: error[core.format.unknown]: "), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, ForcedFormatChecksUnrecognisedContent) {
+  const ToolRun run =
+      RunTool({"validate", "--format=pte", "--output=json", dir_.Write("notes.txt", Text("hello"))});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  const json report = json::parse(run.out);
+  EXPECT_EQ(report["files"][0]["format"], "pte");
+  const std::vector<std::string> rules = RulesIn(report);
+  ASSERT_FALSE(rules.empty());
+  EXPECT_FALSE(Contains(rules, "core.format.unknown"));
+  EXPECT_EQ(rules[0].rfind("pte.", 0), 0u) << rules[0];
+}
+
+TEST_F(CliTest, UnreadableInputExitsThree) {
+  const ToolRun run = RunTool({"validate", (dir_.path() / "missing.pte").string()});
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(run.out.find("missing.pte: error[core.io.read]: "), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, LimitHitExitsThreeEvenWithOtherFilesInError) {
+  const std::string big = dir_.Write("big.pte", SmallProgram());
+  const std::string text = dir_.Write("notes.txt", Text("hello"));
+  const ToolRun run = RunTool({"validate", "--max-file-size", "8", text, big});
+  EXPECT_EQ(run.exit_code, 3) << run.out;
+  EXPECT_NE(run.out.find("big.pte: error[core.limit.max-file-size]: "), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, EveryOutputFormat) {
+  const std::string file = dir_.Write("trailing.pte", WithTrailingBytes());
+
+  const json report = json::parse(RunTool({"validate", "--output", "json", file}).out);
+  EXPECT_EQ(report["version"], 1);
+  EXPECT_EQ(report["files"][0]["path"], file);
+  EXPECT_EQ(report["summary"]["warnings"], 1);
+
+  const json sarif = json::parse(RunTool({"validate", "--output", "sarif", file}).out);
+  EXPECT_EQ(sarif["version"], "2.1.0");
+  const json& run = sarif["runs"][0];
+  EXPECT_GT(run["tool"]["driver"]["rules"].size(), 100u) << "the core and pte rule tables";
+  ASSERT_EQ(run["results"].size(), 1u);
+  EXPECT_EQ(run["results"][0]["ruleId"], "pte.file.trailing_bytes");
+  EXPECT_EQ(run["tool"]["driver"]["rules"][run["results"][0]["ruleIndex"].get<size_t>()]["id"],
+            "pte.file.trailing_bytes");
+  EXPECT_EQ(run["invocations"][0]["executionSuccessful"], true);
+
+  const ToolRun junit = RunTool({"validate", "--output", "junit", "--werror", file});
+  EXPECT_EQ(junit.exit_code, 1);
+  EXPECT_EQ(junit.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0), 0u) << junit.out;
+  EXPECT_NE(junit.out.find("<failure message=\"0 errors, 1 warning\" type=\"warning\">"), std::string::npos)
+      << junit.out;
+}
+
+TEST_F(CliTest, SameInputSameBytes) {
+  const std::string file = dir_.Write("trailing.pte", WithTrailingBytes());
+  for (const char* output : {"text", "json", "sarif", "junit"}) {
+    EXPECT_EQ(RunTool({"validate", "--output", output, file}).out,
+              RunTool({"validate", "--output", output, file}).out)
+        << output;
+  }
+}
+
+TEST_F(CliTest, ReportGoesToTheOutputFile) {
+  const std::string report = (dir_.path() / "report.sarif").string();
+  const ToolRun run =
+      RunTool({"validate", "--output", "sarif", "-o", report, dir_.Write("add.pte", SmallProgram())});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(json::parse(ReadWhole(report))["version"], "2.1.0");
+}
+
+TEST_F(CliTest, DirectoriesAreWalkedInSortedOrderSkippingOtherFiles) {
+  dir_.Write("tree/b.pte", SmallProgram());
+  dir_.Write("tree/a/c.pte", WithTrailingBytes());
+  dir_.Write("tree/README.md", Text("# models"));
+  const ToolRun run = RunTool({"validate", "--output", "json", (dir_.path() / "tree").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  const json report = json::parse(run.out);
+  std::vector<std::string> names;
+  for (const json& file : report["files"]) {
+    names.push_back(std::filesystem::path(file["path"].get<std::string>()).filename().string() + ":" +
+                    file["outcome"].get<std::string>());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"README.md:skipped", "c.pte:conforms", "b.pte:conforms"}));
+}
+
+TEST_F(CliTest, StandardInput) {
+  const ToolRun run = RunTool({"validate", "-"}, dir_.Write("add.pte", WithTrailingBytes()));
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out.rfind("<stdin>: warning[pte.file.trailing_bytes]: ", 0), 0u) << run.out;
+}
+
+TEST_F(CliTest, UsageErrorsExitTwoWithOneLineAndUsage) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"validate"},
+                                             {"validate", "--frobnicate", "a.pte"},
+                                             {"validate", "--max-errors", "many", "a.pte"},
+                                             {"validate", "--format", "elf", "a.pte"},
+                                             {"validate", "--output", "yaml", "a.pte"},
+                                             {"validate", "a.pte", "-o"}}) {
+    const ToolRun run = RunTool(args);
+    EXPECT_EQ(run.exit_code, 2) << args[1];
+    EXPECT_EQ(run.err.rfind("accelcheck validate: ", 0), 0u) << run.err;
+    EXPECT_NE(run.err.find("\nusage: accelcheck validate"), std::string::npos) << run.err;
+    EXPECT_EQ(run.out, "");
+  }
+}
+
+TEST_F(CliTest, UsageErrorWithJsonOutputIsStillOneJsonDocument) {
+  const ToolRun run = RunTool({"validate", "--output", "json", "--frobnicate"});
+  EXPECT_EQ(run.exit_code, 2);
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["error"]["kind"], "usage");
+  EXPECT_EQ(doc["error"]["message"], "unknown option --frobnicate");
+  EXPECT_EQ(doc["summary"]["exit_code"], 2);
+}
+
+TEST_F(CliTest, HelpListsEveryLimitFlag) {
+  const ToolRun run = RunTool({"validate", "--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  for (const char* flag : {"--max-file-size N", "--max-depth N", "--max-tables N", "--time-budget-ms N",
+                           "--max-errors N", "--data FILE", "-o FILE", "--strict", "--werror"}) {
+    EXPECT_NE(run.out.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST_F(CliTest, RulesListsEveryTableAndTheLimits) {
+  ToolRun run = RunTool({"rules", "--output", "json"});
+  EXPECT_EQ(run.exit_code, 0);
+  const json doc = json::parse(run.out);
+  ASSERT_GE(doc["formats"].size(), 2u);
+  EXPECT_EQ(doc["formats"][0]["id"], "core");
+  EXPECT_EQ(doc["formats"][1]["id"], "pte");
+  EXPECT_GT(doc["formats"][1]["rules"].size(), 100u);
+  EXPECT_EQ(doc["limits"].size(), 4u);
+
+  run = RunTool({"rules", "--format", "pte"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.out.find("pte.segment.bounds"), std::string::npos);
+  EXPECT_EQ(run.out.find("core.io.read"), std::string::npos);
+  EXPECT_EQ(run.out.find("limits:"), std::string::npos);
+
+  EXPECT_EQ(RunTool({"rules", "--format", "elf"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"rules", "--output", "yaml"}).exit_code, 2);
+}
+
+TEST_F(CliTest, InspectPrintsTheStructureAsJson) {
+  const ToolRun run = RunTool({"inspect", dir_.Write("add.pte", SmallProgram())});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(json::parse(run.out).is_object());
+}
+
+TEST_F(CliTest, InspectOfUndecodableInputPrintsDiagnostics) {
+  ToolRun run = RunTool({"inspect", "--format", "pte", dir_.Write("notes.txt", Text("hello"))});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("notes.txt: error[pte."), std::string::npos) << run.err;
+
+  run = RunTool({"inspect", dir_.Write("notes2.txt", Text("hello"))});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("error[core.format.unknown]"), std::string::npos) << run.err;
+
+  EXPECT_EQ(RunTool({"inspect", (dir_.path() / "missing").string()}).exit_code, 3);
+  EXPECT_EQ(RunTool({"inspect"}).exit_code, 2);
+}
+
+// The CI gate on real files: zero errors in the default profile.
+TEST_F(CliTest, RealCorpusHasNoErrors) {
+  const std::filesystem::path corpus = std::filesystem::path(ACCELCHECK_CORPUS_DIR) / "pte";
+  if (!std::filesystem::is_directory(corpus)) {
+    GTEST_SKIP() << "no real files at " << corpus << " (ACCELCHECK_CORPUS_DIR)";
+  }
+  const ToolRun run = RunTool({"validate", "--output", "json", corpus.string()});
+  const json report = json::parse(run.out);
+  EXPECT_EQ(run.exit_code, 0) << RunTool({"validate", corpus.string()}).out;
+  EXPECT_EQ(report["summary"]["errors"], 0);
+  EXPECT_GE(report["summary"]["conforming"], 17);
+}
+
+}  // namespace
+}  // namespace accelcheck::testing
