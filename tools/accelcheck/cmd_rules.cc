@@ -38,7 +38,7 @@ struct Section {
 
 std::vector<Section> AllSections() {
   std::vector<Section> sections = {
-      {kCoreId, "limits, I/O and format detection, shared by every format", core_rules::All()}};
+      {kCoreId, "Limits, I/O and format detection, shared by every format", core_rules::All()}};
   for (const Format* format : AllFormats()) {
     sections.push_back({format->id(), format->description(), format->rules()});
   }
