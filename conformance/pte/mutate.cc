@@ -44,7 +44,7 @@ bool Decline(Ctx& c, std::string why) {
   return false;
 }
 
-uint64_t ElementSizeOr1(int8_t scalar_type) { return ElementSize(scalar_type).value_or(1); }
+uint64_t ElementSizeOr1(int8_t scalar_type) { return ScalarTypeSize(scalar_type).value_or(1); }
 
 size_t Pick(const Ctx& c, size_t n) { return n == 0 ? 0 : static_cast<size_t>(c.seed % n); }
 

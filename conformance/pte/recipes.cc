@@ -26,7 +26,7 @@ void PadTo(std::vector<uint8_t>& bytes, uint64_t size) {
 
 }  // namespace
 
-std::optional<uint64_t> ElementSize(int8_t scalar_type) {
+std::optional<uint64_t> ScalarTypeSize(int8_t scalar_type) {
   switch (scalar_type) {
     case 0: case 1: case 11: case 12: case 13: case 16: case 17: case 23: case 24: case 25: case 26: return 1;
     case 2: case 5: case 15: case 22: case 27: return 2;
@@ -66,7 +66,7 @@ void PlanRecipe::CheckValue(int value, const char* what) const {
 }
 
 uint64_t PlanRecipe::TensorBytes(int8_t dtype, const Sizes& sizes) const {
-  const std::optional<uint64_t> element = ElementSize(dtype);
+  const std::optional<uint64_t> element = ScalarTypeSize(dtype);
   if (!element) Fail(Str("scalar type ", int{dtype}, " is not declared by the schema"));
   if (sizes.size() > 16) Fail(Str("a tensor of rank ", sizes.size(), " exceeds the 16 dimensions the runtime allows"));
   uint64_t n = *element;

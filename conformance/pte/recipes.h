@@ -45,7 +45,7 @@ enum class DelegatePlace { kInline, kSegment };
 
 // Bytes per element of a ScalarType (spec/pte.md §2.1), or nothing when the
 // schema does not declare the type.
-std::optional<uint64_t> ElementSize(int8_t scalar_type);
+std::optional<uint64_t> ScalarTypeSize(int8_t scalar_type);
 
 class ProgramRecipe;
 
