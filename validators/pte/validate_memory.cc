@@ -3,6 +3,7 @@
 // tensors are written before they are read (#61).
 #include <algorithm>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "validators/core/text.h"
@@ -24,8 +25,15 @@ struct Planned {
   uint64_t end;
   int64_t first = std::numeric_limits<int64_t>::max();
   int64_t last = std::numeric_limits<int64_t>::min();
-  bool written = false;   // #61: by an input, an initial value or an instruction
-  bool reported = false;  // #61 is reported once per tensor
+  uint32_t place = 0;    // tensors with the same memory_id, offset and end share one
+  bool written = false;  // #61: by an input, an initial value or an instruction
+  // #61: the first read before any write (instruction time, chain, index,
+  // argument position, the value read), reported once the whole plan is seen.
+  int64_t unwritten_read = -1;
+  uint32_t read_chain = 0;
+  uint32_t read_instruction = 0;
+  uint32_t read_arg = 0;
+  int32_t read_value = 0;
 };
 
 // Liveness over the plan's chains. Time 0 is before the first instruction,
@@ -37,6 +45,7 @@ class Liveness {
       : ctx_(ctx), plan_(plan), p_(p), n_(plan.values()->size()), slot_(n_, -1), alias_(n_) {
     for (uint32_t i = 0; i < n_; ++i) alias_[i] = i;
     for (uint32_t i = 0; i < n_; ++i) AddIfPlanned(i);
+    AssignPlaces();
   }
 
   std::vector<Planned>& planned() { return planned_; }
@@ -48,12 +57,11 @@ class Liveness {
     for (Planned& t : planned_) {
       // Initial values (mutable state, external data) are loaded at init and
       // persist across executions.
-      const auto* tensor = TensorAt(plan_, t.value);
-      if (SourceOf(*tensor) != DataSource::kPlanned) {
-        Touch(t, 0);
-        Touch(t, end);
-        t.written = true;
-      }
+      if (SourceOf(*TensorAt(plan_, t.value)) == DataSource::kPlanned) continue;
+      Touch(t, 0);
+      Touch(t, end);
+      t.written = true;
+      place_written_[t.place] = 1;
     }
     for (const int32_t input : *plan_.inputs()) Write(input, 0);
     int64_t time = 1;
@@ -75,7 +83,8 @@ class Liveness {
         for (const int32_t v : *chain.outputs()) Read(v, time - 1);
       }
     }
-    for (const int32_t output : *plan_.outputs()) ReadOnly(output, end);
+    for (const int32_t output : *plan_.outputs()) Read(output, end);
+    ReportUnwrittenReads();
     ExtendOverLoops();
   }
 
@@ -130,26 +139,55 @@ class Liveness {
     ForEachStorage(value, [&](Planned& t) {
       Touch(t, time);
       t.written = true;
+      place_written_[t.place] = 1;
     });
   }
   void Read(int32_t value, int64_t time) {
     ForEachStorage(value, [&](Planned& t) { Touch(t, time); });
   }
-  void ReadOnly(int32_t value, int64_t time) { Read(value, time); }
-
-  // #61: reading a planned tensor nothing wrote yet.
+  // #61: remembers the first read of a planned tensor nothing wrote yet.
   void ReadChecked(int32_t value, int64_t time, uint32_t c, uint32_t j, uint32_t k) {
     ForEachStorage(value, [&](Planned& t) {
       Touch(t, time);
-      if (t.written || t.reported) return;
-      t.reported = true;
-      const auto* tensor = TensorAt(plan_, t.value);
-      ctx_.Report(rules::kDataflowReadBeforeWrite, tensor,
-                  Str(PlanPath(p_), ".chains[", c, "].instructions[", j, "].instr_args.args[", k,
-                      "]"),
-                  Str("argument value ", value, " reads planned tensor value ", t.value,
-                      " before any input, initial value or earlier instruction writes it"));
+      if (t.written || place_written_[t.place] || t.unwritten_read >= 0) return;
+      t.unwritten_read = time;
+      t.read_chain = c;
+      t.read_instruction = j;
+      t.read_arg = k;
+      t.read_value = value;
     });
+  }
+
+  // A tensor that one instruction alone touches and nothing ever writes is
+  // that kernel's workspace: a mutable argument other than `out`, which only
+  // the op schema could name (cortex_m kernels take scratch buffers).
+  void ReportUnwrittenReads() {
+    for (const Planned& t : planned_) {
+      if (t.unwritten_read < 0 || (t.first == t.last && !t.written)) continue;
+      ctx_.Report(rules::kDataflowReadBeforeWrite, TensorAt(plan_, t.value),
+                  Str(PlanPath(p_), ".chains[", t.read_chain, "].instructions[",
+                      t.read_instruction, "].instr_args.args[", t.read_arg, "]"),
+                  Str("argument value ", t.read_value, " reads planned tensor value ", t.value,
+                      " before any input, initial value or earlier instruction writes it"));
+    }
+  }
+
+  // Tensors with the same buffer, offset and size share a place: the memory
+  // planner gives a view (a reshape it removed) its base's bytes, so writing
+  // one is writing the other (#61).
+  void AssignPlaces() {
+    std::vector<uint32_t> order(planned_.size());
+    for (uint32_t s = 0; s < order.size(); ++s) order[s] = s;
+    const auto place = [&](uint32_t s) {
+      return std::tuple{planned_[s].memory_id, planned_[s].offset, planned_[s].end};
+    };
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return place(a) < place(b); });
+    uint32_t places = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (k > 0 && place(order[k]) != place(order[k - 1])) ++places;
+      planned_[order[k]].place = places;
+    }
+    place_written_.assign(order.empty() ? 0 : places + 1, 0);
   }
 
   static bool InList(const fb::ExecutionPlan& plan, int32_t list, int32_t value) {
@@ -221,6 +259,7 @@ class Liveness {
   std::vector<int32_t> slot_;   // value -> index in planned_, or -1
   std::vector<uint32_t> alias_;  // value -> the value whose storage it uses
   std::vector<Planned> planned_;
+  std::vector<uint8_t> place_written_;
   std::vector<Loop> loops_;
 };
 
