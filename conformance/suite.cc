@@ -215,7 +215,7 @@ bool GenerateSuite(const std::string& dir, std::string* error) {
               {"rule", std::string(rule->id)},
               {"location", {{"path", path}, {"offset", nullptr}}}};
     json also = json::array();
-    for (const Rule* implied : pte::ImpliedStrictRules(*rule)) also.push_back(std::string(implied->id));
+    for (const Rule* implied : pte::ImpliedRules(*rule)) also.push_back(std::string(implied->id));
     if (!also.empty()) c["also"] = also;
     cases.push_back(std::move(c));
   }

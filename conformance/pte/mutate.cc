@@ -310,7 +310,10 @@ bool SegmentDataBounds(Ctx& c) {
   return true;
 }
 
+// Without a header the program is the whole file, so trailing bytes are
+// only visible after segment data.
 bool TrailingBytes(Ctx& c) {
+  if (!NeedSegmentData(c)) return false;
   c.patch = [](Bytes& b, Ctx&) {
     b.resize(b.size() + 16, 0);
     return true;
@@ -391,10 +394,16 @@ bool ConstantTwoStores(Ctx& c) {
   return true;
 }
 
+// The deprecated store replaces an empty constant segment that is the only
+// segment, as in files written before 2024-09.
 bool ConstantDeprecatedBuffer(Ctx& c) {
   auto cs = ConstantSegment(c);
-  if (cs && (*cs)->offsets->size() > 1) return Decline(c, "the input keeps its constants in the constant segment");
-  if (HasInlineConstants(c.file)) return Decline(c, "the input already uses constant_buffer");
+  if (!cs || (*cs)->offsets->size() > 1 || AnySegmentData(c.file) || c.file.program.segments->size() != 1) {
+    return Decline(c, "the input has segments other than an empty constant segment");
+  }
+  c.file.program.constant_segment = std::nullopt;
+  c.file.program.segments = Vec<DataSegment>{};
+  c.file.segment_bytes.clear();
   c.file.program.constant_buffer = Vec<Buffer>{Buffer{Bytes{}}, Buffer{Bytes(16, 0)}};
   c.path = "constant_buffer";
   return true;
@@ -428,6 +437,10 @@ bool ConstantSegmentIndex(Ctx& c) {
       if (t && t->data_buffer_idx > 0 && !t->allocation) return Decline(c, "the input's tensors use the constant segment");
     }
   }
+  // The old segment stays referenced through a named_data entry.
+  auto& named = c.file.program.named_data;
+  if (!named) named = Vec<NamedData>{};
+  named->push_back(NamedData{"conformance.constants", (*cs)->segment_index});
   (*cs)->segment_index = static_cast<uint32_t>(c.file.program.segments->size());
   c.path = "constant_segment";
   return true;
@@ -464,7 +477,9 @@ bool ConstantOffsetBounds(Ctx& c) {
 
 bool ConstantOffsetOrder(Ctx& c) {
   const uint64_t high = AlignUp(std::max(ConstantSegmentSize(c), LastConstantOffset(c)), 16) + 16;
-  return AppendConstantOffsets(c, {high, high - 16}, high);
+  if (!AppendConstantOffsets(c, {high, high - 16}, high)) return false;
+  c.path = Str("constant_segment.offsets[", (*ConstantSegment(c))->offsets->size() - 1, "]");
+  return true;
 }
 
 bool ConstantOffsetAlign(Ctx& c) {
@@ -582,8 +597,11 @@ std::optional<size_t> LastDataSegment(Ctx& c) {
 bool SegmentOverflow(Ctx& c) {
   const auto last = LastDataSegment(c);
   if (!last) return Decline(c, "the input has no segment with data");
+  if (*last + 1 != c.file.segment_bytes.size()) return Decline(c, "the last segment with data is not the last one");
   (*c.file.program.segments)[*last].offset = std::numeric_limits<uint64_t>::max() - 15;
-  c.file.segment_bytes[*last].clear();
+  // Its bytes are not written, so segment_data_size covers the others only.
+  c.file.segment_bytes.pop_back();
+  c.file.extended_header = true;
   c.path = Str("segments[", *last, "]");
   return true;
 }
@@ -596,50 +614,22 @@ bool SegmentAlign(Ctx& c) {
   return true;
 }
 
-// Which table names each segment, so that reordering keeps references.
-void RenumberSegments(File& f, const std::vector<uint32_t>& new_index) {
-  Program& p = f.program;
-  if (p.constant_segment && p.constant_segment->segment_index < new_index.size()) {
-    p.constant_segment->segment_index = new_index[p.constant_segment->segment_index];
-  }
-  if (p.mutable_data_segments) {
-    for (auto& m : *p.mutable_data_segments) {
-      if (m.segment_index < new_index.size()) m.segment_index = new_index[m.segment_index];
-    }
-  }
-  if (p.named_data) {
-    for (auto& n : *p.named_data) {
-      if (n.segment_index < new_index.size()) n.segment_index = new_index[n.segment_index];
-    }
-  }
-  for (auto& plan : *p.execution_plan) {
-    if (!plan.delegates) continue;
-    for (auto& d : *plan.delegates) {
-      if (d.processed && d.processed->location == 1 && d.processed->index < new_index.size()) {
-        d.processed->index = new_index[d.processed->index];
-      }
-    }
-  }
-}
-
+// An empty segment at offset 0 after a segment at a higher offset, named by
+// a named_data entry so it is referenced. Being empty, it leaves the bytes
+// before the higher segment what they were: zero padding.
 bool SegmentOrder(Ctx& c) {
   auto& segs = c.file.program.segments;
-  if (!segs) return Decline(c, "the input has no segments");
-  for (size_t i = 0; i < segs->size(); ++i) {
-    for (size_t j = i + 1; j < segs->size(); ++j) {
-      if ((*segs)[i].offset == (*segs)[j].offset) continue;
-      std::swap((*segs)[i], (*segs)[j]);
-      std::swap(c.file.segment_bytes[i], c.file.segment_bytes[j]);
-      std::vector<uint32_t> renumber(segs->size());
-      for (size_t k = 0; k < renumber.size(); ++k) renumber[k] = static_cast<uint32_t>(k);
-      renumber[i] = static_cast<uint32_t>(j);
-      renumber[j] = static_cast<uint32_t>(i);
-      RenumberSegments(c.file, renumber);
-      c.path = Str("segments[", j, "]");
-      return true;
-    }
+  if (!segs || std::none_of(segs->begin(), segs->end(), [](const DataSegment& s) { return s.offset > 0; })) {
+    return Decline(c, "the input has no segment past offset 0");
   }
-  return Decline(c, "the input has no two segments at different offsets");
+  c.file.segment_bytes.resize(segs->size());
+  segs->push_back(DataSegment{0, 0});
+  c.file.segment_bytes.push_back(Bytes{});
+  auto& named = c.file.program.named_data;
+  if (!named) named = Vec<NamedData>{};
+  named->push_back(NamedData{"conformance.empty", static_cast<uint32_t>(segs->size() - 1)});
+  c.path = Str("segments[", segs->size() - 1, "]");
+  return true;
 }
 
 bool SegmentOverlap(Ctx& c) {
@@ -671,15 +661,9 @@ bool SegmentBounds(Ctx& c) {
   if (AnySegmentData(c.file)) return Decline(c, "the input has segment data");
   auto cs = ConstantSegment(c);
   if (!cs) return Decline(c, "the input has no constant segment");
-  c.patch = [](Bytes& b, Ctx& ctx) {
-    const uint64_t beyond = AlignUp(b.size(), 16) + 64;
-    auto cs2 = ConstantSegment(ctx);
-    (*ctx.file.program.segments)[(*cs2)->segment_index].offset = beyond;
-    Bytes again = Serialize(ctx.file);
-    if (again.size() + 64 > beyond) return false;
-    b = std::move(again);
-    return true;
-  };
+  // Empty segments write no bytes, so the file ends where the program does.
+  c.file.segment_bytes.clear();
+  (*c.file.program.segments)[(*cs)->segment_index].offset = uint64_t{1} << 24;
   c.path = Str("segments[", (*cs)->segment_index, "]");
   return true;
 }
@@ -877,7 +861,7 @@ bool MutableMultiple(Ctx& c) {
   const bool had_one = !m->empty();
   if (!had_one) m->push_back(SubsegmentOffsets{AppendSegment(c.file, Bytes(16, 0)), Vec<uint64_t>{0}});
   m->push_back(SubsegmentOffsets{AppendSegment(c.file, Bytes(16, 0)), Vec<uint64_t>{0}});
-  c.path = Str("mutable_data_segments[", m->size() - 1, "]");
+  c.path = "mutable_data_segments";
   return true;
 }
 
@@ -1450,17 +1434,23 @@ bool MemoryLiveOverlap(Ctx& c) {
   return true;
 }
 
-// A KernelCall appended at the end that reads a planned tensor nothing wrote.
+// Two KernelCalls appended at the end that read a planned tensor nothing
+// wrote (a tensor read by one instruction only may be its workspace).
 bool DataflowReadBeforeWrite(Ctx& c) {
-  return AddBrokenInstruction(c, [](ExecutionPlan& plan) {
-    Tensor in = SmallTensor();
-    in.allocation = AddPlannedRegion(plan, 16);
-    Tensor out = SmallTensor();
-    out.allocation = AddPlannedRegion(plan, 16);
-    const int32_t a = AddValue(plan, EValue::Of(std::move(in)));
-    const int32_t b = AddValue(plan, EValue::Of(std::move(out)));
-    return Instruction::Of(KernelCall{AnyOperator(plan), Vec<int32_t>{a, b, b}});
-  });
+  const auto p = PickPlan(c);
+  if (!p) return Decline(c, "no plan with a chain");
+  ExecutionPlan& plan = Plans(c)[*p];
+  Tensor in = SmallTensor();
+  in.allocation = AddPlannedRegion(plan, 16);
+  Tensor out = SmallTensor();
+  out.allocation = AddPlannedRegion(plan, 16);
+  const int32_t a = AddValue(plan, EValue::Of(std::move(in)));
+  const int32_t b = AddValue(plan, EValue::Of(std::move(out)));
+  const int32_t op = AnyOperator(plan);
+  const size_t first = AddInstruction(plan, Instruction::Of(KernelCall{op, Vec<int32_t>{a, b, b}}));
+  AddInstruction(plan, Instruction::Of(KernelCall{op, Vec<int32_t>{a, b, b}}));
+  c.path = InstructionPath(*p, first);
+  return true;
 }
 
 // ---------------------------------------------------------------------------
@@ -1627,6 +1617,9 @@ class PteMutatorImpl final : public Mutator {
     }
     Ctx c;
     c.file = std::move(*file);
+    // Follow the writer (a header exactly when there is segment data) unless
+    // the mutation says otherwise.
+    c.file.extended_header = std::nullopt;
     c.seed = seed;
     if (!it->apply(c)) {
       if (error) *error = Str("cannot break ", rule.id, " in this input: ", c.error);
@@ -1654,9 +1647,14 @@ std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, 
   return static_cast<const PteMutatorImpl&>(PteMutator()).ApplyWithPath(valid, rule, seed, path, error);
 }
 
-std::vector<const Rule*> ImpliedStrictRules(const Rule& rule) {
+std::vector<const Rule*> ImpliedRules(const Rule& rule) {
   // Two mutable entries that share a segment are also two entries (#25, #63).
   if (rule.id == rules::kMutableSegmentShared.id) return {&rules::kMutableMultiple};
+  // A segment that ends past segment_data_size but inside the file leaves
+  // bytes after the declared data (#10, #24).
+  if (rule.id == rules::kSegmentDataSize.id) return {&rules::kTrailingBytes};
+  // Without a segments vector no segment_index names a segment (#27).
+  if (rule.id == rules::kNamedDataNoSegments.id) return {&rules::kNamedDataSegmentIndex};
   return {};
 }
 

@@ -16,8 +16,9 @@ const Mutator& PteMutator();
 std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
                                               std::string* path, std::string* error);
 
-// Rules that necessarily break together with `rule` and count as errors only
-// under --strict (their default severity is below error).
-std::vector<const Rule*> ImpliedStrictRules(const Rule& rule);
+// Rules that necessarily break together with `rule`, whatever the input: the
+// mutation of `rule` may also report these (a conformance case lists them in
+// "also"). Most rules have none.
+std::vector<const Rule*> ImpliedRules(const Rule& rule);
 
 }  // namespace accelcheck::pte
