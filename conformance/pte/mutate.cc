@@ -263,7 +263,10 @@ bool HeaderLengthNonstandard(Ctx& c) {
   return true;
 }
 
+// Without segment data, so that the program does not also run over the
+// segment base (#7).
 bool ProgramSize(Ctx& c) {
+  if (AnySegmentData(c.file)) return Decline(c, "the input has segment data after the program");
   c.file.extended_header = true;
   c.patch = [](Bytes& b, Ctx&) {
     Put(b, kProgramSizeAt, b.size() + 16, 8);
