@@ -337,6 +337,8 @@ bool PaddingNonzero(Ctx& c) {
 
 bool SegmentWithoutHeader(Ctx& c) {
   if (!NeedSegmentData(c)) return false;
+  // Mutable segments without a header break #28 as well.
+  if (c.file.program.mutable_data_segments) return Decline(c, "the input has mutable data segments");
   c.file.extended_header = false;
   return true;
 }
