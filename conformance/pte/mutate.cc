@@ -603,7 +603,9 @@ bool SegmentOverflow(Ctx& c) {
   const auto last = LastDataSegment(c);
   if (!last) return Decline(c, "the input has no segment with data");
   if (*last + 1 != c.file.segment_bytes.size()) return Decline(c, "the last segment with data is not the last one");
-  (*c.file.program.segments)[*last].offset = std::numeric_limits<uint64_t>::max() - 15;
+  DataSegment& segment = (*c.file.program.segments)[*last];
+  segment.offset = std::numeric_limits<uint64_t>::max() - 15;
+  segment.size = std::max<uint64_t>(segment.size, 32);
   // Its bytes are not written, so segment_data_size covers the others only.
   c.file.segment_bytes.pop_back();
   c.file.extended_header = true;
