@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tools/accelcheck/commands.h"
+#include "validators/core/report.h"
 
 namespace {
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "--version") {
-    std::puts("accelcheck 0.1.0");
+    std::printf("accelcheck %s\n", accelcheck::kToolVersion.data());
     return 0;
   }
   std::fprintf(stderr, "accelcheck: unknown command '%s'\n\n%s", command.c_str(), kUsage.data());

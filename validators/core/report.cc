@@ -356,7 +356,6 @@ std::string WriteSarif(std::span<const FileResult> results, std::span<const Rule
   Json driver = {{"name", kToolName},
                  {"version", kToolVersion},
                  {"semanticVersion", kToolVersion},
-                 {"informationUri", kToolInformationUri},
                  {"rules", std::move(sarif_rules)}};
   Json invocation = {{"executionSuccessful", summary.exit_code != ExitCode::kFailure},
                      {"exitCode", static_cast<int>(summary.exit_code)}};

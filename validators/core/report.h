@@ -20,9 +20,8 @@
 namespace accelcheck {
 
 inline constexpr std::string_view kToolName = "accelcheck";
-inline constexpr std::string_view kToolVersion = "0.1.0";
-// SARIF's tool.driver.informationUri: where users read about the tool.
-inline constexpr std::string_view kToolInformationUri = "https://github.com/accelcheck/accelcheck";
+// Set by CMake from project(VERSION ...), the one place the version is written.
+inline constexpr std::string_view kToolVersion = ACCELCHECK_VERSION;
 // The version of the JSON report document; bumped when a field changes meaning.
 inline constexpr int kJsonReportVersion = 1;
 
