@@ -40,11 +40,13 @@ bool IsConstant(const fb::ExecutionPlan& plan, int32_t index) {
   return tensor != nullptr && SourceOf(*tensor) == DataSource::kConstant;
 }
 
-// #52: a constant points into read-only program memory.
-void CheckNotConstant(const InstructionRef& r, int32_t index, const void* at,
-                      std::string_view field, std::string_view how) {
+// #52: a constant points into read-only program memory. `field` names the
+// argument; it is built only when there is something to report.
+template <typename Field>
+void CheckNotConstant(const InstructionRef& r, int32_t index, const void* at, Field field,
+                      std::string_view how) {
   if (!IsConstant(r.plan, index)) return;
-  r.Report(rules::kTensorConstantWritten, at, field,
+  r.Report(rules::kTensorConstantWritten, at, field(),
            Str("constant tensor value ", index, " is ", how));
 }
 
@@ -55,7 +57,7 @@ void CheckKernelReturn(const InstructionRef& r, const flatbuffers::Vector<int32_
   const uint32_t last = args.size() - 1;
   const int32_t ret = args.Get(last);
   if (!r.InRange(ret)) return;
-  const std::string field = Str("instr_args.args[", last, "]");
+  const auto field = [last] { return Str("instr_args.args[", last, "]"); };
   if (r.TypeAt(ret) == KernelTypes::Tensor) {
     CheckNotConstant(r, ret, args.data() + last, field, "the output of a KernelCall");
     return;
@@ -123,7 +125,8 @@ void CheckMoveCall(const InstructionRef& r, const fb::MoveCall& call) {
              Str("moves a ", fb::EnumNameKernelTypes(from), " value ", call.move_from(),
                  " into a ", fb::EnumNameKernelTypes(to), " value ", call.move_to()));
   }
-  CheckNotConstant(r, call.move_to(), &call, "instr_args.move_to", "the target of a MoveCall");
+  CheckNotConstant(r, call.move_to(), &call, [] { return std::string("instr_args.move_to"); },
+                   "the target of a MoveCall");
 }
 
 // #57: the condition is a Bool or a BOOL tensor; the destination is in
