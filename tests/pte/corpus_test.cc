@@ -95,6 +95,13 @@ TEST(PteCorpus, OldNamedDataLayoutIsUnsupported) {
   ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
   EXPECT_EQ(sink.diagnostics()[0].rule, &rules::kPtdOldLayout);
   EXPECT_EQ(sink.diagnostics()[0].rule->category, Category::kUnsupported);
+  // Real files use the old layout, so it is a warning by default and an
+  // error under --strict; either way nothing of it is misread.
+  EXPECT_EQ(sink.diagnostics()[0].severity, Severity::kWarning);
+  DiagnosticSink strict(Profile{.strict = true}, path.string());
+  PteFormat().Validate(input, ValidateContext{}, strict);
+  ASSERT_EQ(strict.diagnostics().size(), 1u) << Describe(strict);
+  EXPECT_EQ(strict.diagnostics()[0].severity, Severity::kError);
 }
 
 TEST(PteCorpus, InspectReadsTheOldNamedDataLayout) {
