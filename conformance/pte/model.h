@@ -239,4 +239,23 @@ struct PtdFile {
   uint64_t segment_alignment = 16;
 };
 
+// The .ptd before 2025-06 (spec/pte.md §1.4): the same FT01 identifier and
+// FH01 header around another root table.
+struct OldTensorMetadata {
+  Opt<std::string> fully_qualified_name = std::string();
+  int8_t scalar_type = kFloat;
+  Opt<Vec<int32_t>> sizes = Vec<int32_t>{};
+  Opt<Vec<uint8_t>> dim_order = Vec<uint8_t>{};
+  int32_t segment_index = 0;
+  uint64_t offset = 0;  // within the segment
+};
+struct OldPtdFile {
+  uint32_t version = 0;
+  uint32_t tensor_alignment = 16;
+  Opt<Vec<OldTensorMetadata>> tensors = Vec<OldTensorMetadata>{};
+  Opt<Vec<DataSegment>> segments = Vec<DataSegment>{};
+  Vec<Vec<uint8_t>> segment_bytes;
+  uint64_t segment_alignment = 16;
+};
+
 }  // namespace accelcheck::pte::model

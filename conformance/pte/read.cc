@@ -4,13 +4,16 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include "validators/core/checked.h"
 #include "validators/core/text.h"
+#include "validators/pte/schema/flat_tensor_generated.h"
 #include "validators/pte/schema/program_generated.h"
 
 namespace accelcheck::pte {
 namespace {
 
 namespace fb = executorch_flatbuffer;
+namespace ft = flat_tensor_flatbuffer;
 using namespace model;
 
 // spec/pte.md §1.1: the eh00 extended header after the identifier.
@@ -224,10 +227,10 @@ Program ReadProgram(const fb::Program* p) {
 // Each segment's bytes as far as the file holds them: a segment that runs
 // past the end keeps the bytes that exist, so that a round trip of a broken
 // file stays as broken as it was.
-Vec<Vec<uint8_t>> ReadSegmentBytes(ByteView bytes, const Program& program, uint64_t base) {
+Vec<Vec<uint8_t>> ReadSegmentBytes(ByteView bytes, const Opt<Vec<DataSegment>>& segments, uint64_t base) {
   Vec<Vec<uint8_t>> out;
-  if (!program.segments) return out;
-  for (const DataSegment& s : *program.segments) {
+  if (!segments) return out;
+  for (const DataSegment& s : *segments) {
     Vec<uint8_t> data;
     if (base <= bytes.size() && s.offset <= bytes.size() - base) {
       const uint64_t start = base + s.offset;
@@ -240,7 +243,86 @@ Vec<Vec<uint8_t>> ReadSegmentBytes(ByteView bytes, const Program& program, uint6
   return out;
 }
 
+// spec/pte.md §1.4: the FH01 header after the identifier.
+struct PtdRegions {
+  uint64_t flatbuffer_end = 0;
+  uint64_t segment_base_offset = 0;
+};
+
+std::optional<PtdRegions> ReadPtdHeader(ByteView bytes, std::string* error) {
+  constexpr uint64_t kPtdHeaderLength = 40;
+  if (!HasBytesAt(bytes, 4, ft::FlatTensorIdentifier()) || !HasBytesAt(bytes, 8, "FH01")) {
+    if (error) *error = "not an ExecuTorch named-data file: bytes 4..11 are not \"FT01FH01\"";
+    return std::nullopt;
+  }
+  const auto length = ReadLE<uint32_t>(bytes, 12);
+  const auto flatbuffer_offset = ReadLE<uint64_t>(bytes, 16);
+  const auto flatbuffer_size = ReadLE<uint64_t>(bytes, 24);
+  const auto base = ReadLE<uint64_t>(bytes, 32);
+  if (!length || *length < kPtdHeaderLength || !flatbuffer_offset || !flatbuffer_size || !base) {
+    if (error) *error = "the FH01 header is shorter than 0x28 bytes";
+    return std::nullopt;
+  }
+  const auto end = CheckedAdd(*flatbuffer_offset, *flatbuffer_size);
+  if (!end || *end > bytes.size() || *end > *base) {
+    if (error) {
+      *error = Str("flatbuffer_offset ", Hex(*flatbuffer_offset), " + flatbuffer_size ", Hex(*flatbuffer_size),
+                   " exceeds segment_base_offset ", Hex(*base), " or file size ", Hex(bytes.size()));
+    }
+    return std::nullopt;
+  }
+  return PtdRegions{*end, *base};
+}
+
+// The old layout has a field 3 in its root table (segments), which the
+// current FlatTensor does not declare; read as the current layout, its
+// scalar field 1 would be taken for a vector offset.
+bool HasOldPtdRoot(const InputBuffer& flatbuffer) {
+  const auto root_offset = ReadLE<uint32_t>(flatbuffer.bytes(), 0);
+  if (!root_offset || *root_offset >= flatbuffer.size()) return false;
+  const auto* root = reinterpret_cast<const flatbuffers::Table*>(flatbuffer.data() + *root_offset);
+  flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size());
+  return root->VerifyTableStart(verifier) &&
+         root->GetOptionalFieldOffset(flatbuffers::FieldIndexToOffset(3)) != 0;
+}
+
+PtdNamedData ReadNamedData(const ft::NamedData* n) {
+  PtdNamedData out;
+  out.key = ReadString(n->key());
+  out.segment_index = n->segment_index();
+  if (const auto* layout = n->tensor_layout()) {
+    out.tensor_layout = TensorLayout{static_cast<int8_t>(layout->scalar_type()), ReadScalars(layout->sizes()),
+                                     ReadScalars(layout->dim_order())};
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<model::PtdFile> ReadPtdFile(ByteView bytes, std::string* error) {
+  const std::optional<PtdRegions> regions = ReadPtdHeader(bytes, error);
+  if (!regions) return std::nullopt;
+  // Like the program, the flatbuffer is read from byte 0 and verified on an
+  // aligned copy.
+  const InputBuffer flatbuffer = InputBuffer::Copy(bytes.first(regions->flatbuffer_end));
+  if (HasOldPtdRoot(flatbuffer)) {
+    if (error) *error = "the .ptd uses the FlatTensor layout before 2025-06, which this reader does not decode";
+    return std::nullopt;
+  }
+  flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size());
+  if (!ft::VerifyFlatTensorBuffer(verifier)) {
+    if (error) *error = "the named-data flatbuffer fails verification";
+    return std::nullopt;
+  }
+  const ft::FlatTensor* root = ft::GetFlatTensor(flatbuffer.data());
+  PtdFile file;
+  file.version = root->version();
+  file.segments =
+      ReadTables(root->segments(), [](const ft::DataSegment* s) { return DataSegment{s->offset(), s->size()}; });
+  file.named_data = ReadTables(root->named_data(), ReadNamedData);
+  file.segment_bytes = ReadSegmentBytes(bytes, file.segments, regions->segment_base_offset);
+  return file;
+}
 
 std::optional<model::File> ReadFile(ByteView bytes, std::string* error) {
   if (bytes.size() < kHeaderOffset || !HasBytesAt(bytes, 4, fb::ProgramIdentifier())) {
@@ -267,7 +349,7 @@ std::optional<model::File> ReadFile(ByteView bytes, std::string* error) {
   File file;
   file.program = ReadProgram(fb::GetProgram(program_bytes.data()));
   file.extended_header = header.has_value();
-  file.segment_bytes = ReadSegmentBytes(bytes, file.program, header ? header->segment_base_offset : 0);
+  file.segment_bytes = ReadSegmentBytes(bytes, file.program.segments, header ? header->segment_base_offset : 0);
   return file;
 }
 

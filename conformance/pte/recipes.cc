@@ -124,6 +124,17 @@ int PlanRecipe::AddMutableTensor(int8_t dtype, Sizes sizes, Bytes initial) {
   return value;
 }
 
+int PlanRecipe::AddExternalTensor(int8_t dtype, Sizes sizes, std::string key, Bytes bytes) {
+  if (key.empty()) Fail("an external tensor needs a key");
+  PadTo(bytes, TensorBytes(dtype, sizes));
+  Tensor t = MakeTensor(dtype, sizes, 0);
+  program_->AddExternal({key, TensorLayout{dtype, t.sizes, t.dim_order}, std::move(bytes)});
+  // Location EXTERNAL (1) without allocation_info: a constant resolved by
+  // name from the named-data map (spec/pte.md §2.5).
+  t.extra = ExtraTensorInfo{0, std::move(key), 1};
+  return AddValue(EValue::Of(std::move(t)));
+}
+
 int PlanRecipe::AddNull() { return AddValue(EValue::Of(Null{})); }
 int PlanRecipe::AddInt(int64_t value) { return AddValue(EValue::Of(Int{value})); }
 int PlanRecipe::AddBool(bool value) { return AddValue(EValue::Of(Bool{value})); }
@@ -278,6 +289,13 @@ uint32_t ProgramRecipe::AddConstant(std::vector<uint8_t> bytes, ConstantPlace wh
   return static_cast<uint32_t>(constants_.size());
 }
 
+void ProgramRecipe::AddExternal(External external) {
+  for (const External& e : externals_) {
+    if (e.key == external.key) Fail(Str("two external tensors have the key ", Quoted(external.key)));
+  }
+  externals_.push_back(std::move(external));
+}
+
 uint32_t ProgramRecipe::AddMutable(std::vector<uint8_t> bytes) {
   mutables_.push_back(std::move(bytes));
   return static_cast<uint32_t>(mutables_.size());
@@ -355,6 +373,21 @@ File ProgramRecipe::Build() const {
     LayoutSegments(file);
   }
   return file;
+}
+
+std::optional<PtdFile> ProgramRecipe::BuildPtd() const {
+  if (externals_.empty()) return std::nullopt;
+  PtdFile ptd;
+  uint64_t end = 0;
+  for (const External& e : externals_) {
+    // Tensor data is 16-byte aligned in the .ptd like in the program.
+    const uint64_t offset = AlignUp(end, kTensorAlignment);
+    ptd.named_data->push_back(PtdNamedData{e.key, static_cast<uint32_t>(ptd.segments->size()), e.layout});
+    ptd.segments->push_back(DataSegment{offset, e.bytes.size()});
+    ptd.segment_bytes.push_back(e.bytes);
+    end = offset + e.bytes.size();
+  }
+  return ptd;
 }
 
 // ---------------------------------------------------------------------------
@@ -463,6 +496,7 @@ int AddJsonTensor(PlanRecipe& plan, const json& t) {
   if (memory == "planned") return plan.AddPlannedTensor(dtype, sizes, ParseDynamism(t));
   if (memory == "none") return plan.AddUnplannedTensor(dtype, sizes, ParseDynamism(t));
   if (memory == "mutable") return plan.AddMutableTensor(dtype, sizes, data);
+  if (memory == "external") return plan.AddExternalTensor(dtype, sizes, t.at("key").get<std::string>(), data);
   if (memory == "constant") {
     const std::string place = t.value("place", "segment");
     if (place != "segment" && place != "inline") Fail(Str("unknown constant place ", Quoted(place)));
@@ -548,7 +582,7 @@ void AddJsonPlan(ProgramRecipe& program, const json& p) {
 
 }  // namespace
 
-File BuildRecipe(const json& recipe) {
+RecipeFiles BuildRecipeFiles(const json& recipe) {
   ProgramRecipe program;
   try {
     for (const json& p : recipe.at("plans")) AddJsonPlan(program, p);
@@ -558,7 +592,9 @@ File BuildRecipe(const json& recipe) {
   } catch (const json::exception& e) {
     Fail(Str("bad recipe: ", e.what()));
   }
-  return program.Build();
+  return RecipeFiles{program.Build(), program.BuildPtd()};
 }
+
+File BuildRecipe(const json& recipe) { return BuildRecipeFiles(recipe).program; }
 
 }  // namespace accelcheck::pte

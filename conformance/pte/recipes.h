@@ -10,7 +10,8 @@
 // --recipe R.json`; conformance/pte/recipes/*.json are examples:
 //   {"plans": [{"name": "forward",
 //               "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2],
-//                           "memory": "planned|none|constant|mutable", "place": "segment|inline",
+//                           "memory": "planned|none|constant|mutable|external", "place": "segment|inline",
+//                           "key": "weight" (external only),
 //                           "dynamism": "static|dynamic_bound|dynamic_unbound", "data": [1, 2]}},
 //                          {"name": "a", "int": 1}, {"double": 0.5}, {"bool": true}, {"string": "s"},
 //                          {"int_list": [1, 2]}, {"double_list": [0.5]}, {"bool_list": [true]},
@@ -24,7 +25,8 @@
 //                                {"jump_false": "cond", "to": 3}, {"free": "t"}]}],
 //    "named_data": [{"key": "weights", "payload": {"size": 32}}]}
 // Values and delegates are referred to by name; operators are declared by
-// their first KernelCall ("name.overload", split at the last dot).
+// their first KernelCall ("name.overload", split at the last dot). An
+// "external" tensor's data goes to the companion .ptd under its "key".
 #pragma once
 
 #include <cstdint>
@@ -66,6 +68,10 @@ class PlanRecipe {
   int AddConstantTensor(int8_t dtype, Sizes sizes, Bytes bytes, ConstantPlace where = ConstantPlace::kSegment);
   // A planned tensor with an initial value in mutable_data_segments[0].
   int AddMutableTensor(int8_t dtype, Sizes sizes, Bytes initial);
+  // A constant whose data lives in the companion .ptd under `key`
+  // (spec/pte.md §2.5, EXTERNAL): the program keeps only its name and
+  // layout; `bytes` (zero-padded) and the same layout go to the .ptd.
+  int AddExternalTensor(int8_t dtype, Sizes sizes, std::string key, Bytes bytes);
 
   int AddNull();
   int AddInt(int64_t value);
@@ -131,6 +137,9 @@ class ProgramRecipe {
   // are inline or absent), then the mutable segment, the SEGMENT delegate
   // payloads and the named data, laid out like the writer.
   model::File Build() const;
+  // The companion .ptd with the data of every EXTERNAL tensor, one segment
+  // and one named_data entry each, or nothing when there is none.
+  std::optional<model::PtdFile> BuildPtd() const;
 
  private:
   friend class PlanRecipe;
@@ -138,6 +147,12 @@ class ProgramRecipe {
     std::vector<uint8_t> bytes;
     DelegatePlace place;
   };
+  struct External {
+    std::string key;
+    model::TensorLayout layout;
+    std::vector<uint8_t> bytes;
+  };
+  void AddExternal(External external);
   uint32_t AddConstant(std::vector<uint8_t> bytes, ConstantPlace where);
   uint32_t AddMutable(std::vector<uint8_t> bytes);
 
@@ -147,10 +162,20 @@ class ProgramRecipe {
   std::vector<std::vector<uint8_t>> mutables_;   // index i + 1 in mutable offsets
   std::vector<Blob> delegate_blobs_;
   std::vector<std::pair<std::string, std::vector<uint8_t>>> named_data_;
+  std::vector<External> externals_;
 };
 
-// Builds the file a JSON recipe describes (the format above).
+// A recipe's files: the program, and its companion .ptd when it has
+// EXTERNAL tensors.
+struct RecipeFiles {
+  model::File program;
+  std::optional<model::PtdFile> data;
+};
+
+// Builds the files a JSON recipe describes (the format above).
 // Throws std::invalid_argument (with what is wrong and where) on a bad recipe.
+RecipeFiles BuildRecipeFiles(const nlohmann::json& recipe);
+// The program alone (BuildRecipeFiles(recipe).program).
 model::File BuildRecipe(const nlohmann::json& recipe);
 
 }  // namespace accelcheck::pte

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "conformance/pte/schema/flat_tensor_v0_generated.h"
 #include "validators/core/checked.h"
 #include "validators/pte/schema/flat_tensor_generated.h"
 #include "validators/pte/schema/program_generated.h"
@@ -14,6 +15,7 @@ namespace {
 
 namespace fb = ::executorch_flatbuffer;
 namespace ft = ::flat_tensor_flatbuffer;
+namespace ft0 = ::flat_tensor_v0_flatbuffer;
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
@@ -308,6 +310,36 @@ std::vector<uint8_t> Serialize(const model::File& file) {
   return out;
 }
 
+namespace {
+
+// A finished FT01 flatbuffer with the FH01 header and the segments after it:
+// magic, length 40, flatbuffer_offset, flatbuffer_size, segment_base_offset,
+// segment_data_size (spec/pte.md §1.4). The header fills bytes 8..48, so the
+// flatbuffer body continues at 48.
+std::vector<uint8_t> WithPtdHeader(const FlatBufferBuilder& builder,
+                                   const model::Opt<model::Vec<model::DataSegment>>& segments,
+                                   const model::Vec<model::Vec<uint8_t>>& segment_bytes,
+                                   uint64_t segment_alignment) {
+  constexpr uint64_t kHeaderLength = 40;
+  constexpr uint64_t kFlatbufferOffset = 8 + kHeaderLength;
+  const uint64_t flatbuffer_size = builder.GetSize() - 8;
+  const model::Vec<model::DataSegment>* segs = segments ? &*segments : nullptr;
+  const uint64_t data_size = SegmentDataEnd(segs, segment_bytes);
+  const uint64_t base = AlignUp(kFlatbufferOffset + flatbuffer_size, segment_alignment);
+  std::vector<uint8_t> fh = {'F', 'H', '0', '1'};
+  PutLE(fh, kHeaderLength, 4);
+  PutLE(fh, kFlatbufferOffset, 8);
+  PutLE(fh, flatbuffer_size, 8);
+  PutLE(fh, base, 8);
+  PutLE(fh, data_size, 8);
+  std::vector<uint8_t> out = InsertHeader(builder.GetBufferPointer(), builder.GetSize(), fh);
+  out.resize(base, 0);
+  AppendSegments(out, base, segs, segment_bytes);
+  return out;
+}
+
+}  // namespace
+
 std::vector<uint8_t> SerializePtd(const model::PtdFile& file) {
   FlatBufferBuilder builder(1024);
   auto segments = WriteTables<ft::DataSegment>(builder, file.segments, [](FlatBufferBuilder& b, const model::DataSegment& s) {
@@ -324,26 +356,24 @@ std::vector<uint8_t> SerializePtd(const model::PtdFile& file) {
     return ft::CreateNamedData(b, key, n.segment_index, layout);
   });
   builder.Finish(ft::CreateFlatTensor(builder, file.version, segments, named), ft::FlatTensorIdentifier());
+  return WithPtdHeader(builder, file.segments, file.segment_bytes, file.segment_alignment);
+}
 
-  // FH01: magic, length 40, flatbuffer_offset, flatbuffer_size,
-  // segment_base_offset, segment_data_size (spec/pte.md §1.4). The header
-  // fills bytes 8..48, so the flatbuffer body continues at 48.
-  constexpr uint64_t kHeaderLength = 40;
-  constexpr uint64_t kFlatbufferOffset = 8 + kHeaderLength;
-  const uint64_t flatbuffer_size = builder.GetSize() - 8;
-  const model::Vec<model::DataSegment>* segs = file.segments ? &*file.segments : nullptr;
-  const uint64_t data_size = SegmentDataEnd(segs, file.segment_bytes);
-  const uint64_t base = AlignUp(kFlatbufferOffset + flatbuffer_size, file.segment_alignment);
-  std::vector<uint8_t> fh = {'F', 'H', '0', '1'};
-  PutLE(fh, kHeaderLength, 4);
-  PutLE(fh, kFlatbufferOffset, 8);
-  PutLE(fh, flatbuffer_size, 8);
-  PutLE(fh, base, 8);
-  PutLE(fh, data_size, 8);
-  std::vector<uint8_t> out = InsertHeader(builder.GetBufferPointer(), builder.GetSize(), fh);
-  out.resize(base, 0);
-  AppendSegments(out, base, segs, file.segment_bytes);
-  return out;
+std::vector<uint8_t> SerializeOldPtd(const model::OldPtdFile& file) {
+  FlatBufferBuilder builder(1024);
+  auto tensors = WriteTables<ft0::TensorMetadata>(
+      builder, file.tensors, [](FlatBufferBuilder& b, const model::OldTensorMetadata& t) {
+        auto name = WriteString(b, t.fully_qualified_name);
+        auto sizes = WriteVector(b, t.sizes);
+        auto dim_order = WriteVector(b, t.dim_order);
+        return ft0::CreateTensorMetadata(b, name, t.scalar_type, sizes, dim_order, t.segment_index, t.offset);
+      });
+  auto segments = WriteTables<ft0::DataSegment>(builder, file.segments, [](FlatBufferBuilder& b, const model::DataSegment& s) {
+    return ft0::CreateDataSegment(b, s.offset, s.size);
+  });
+  builder.Finish(ft0::CreateFlatTensor(builder, file.version, file.tensor_alignment, tensors, segments),
+                 ft0::FlatTensorIdentifier());
+  return WithPtdHeader(builder, file.segments, file.segment_bytes, file.segment_alignment);
 }
 
 }  // namespace accelcheck::pte

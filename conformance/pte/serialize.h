@@ -22,4 +22,7 @@ std::vector<uint8_t> Serialize(const model::File& file);
 // The .ptd bytes: flatbuffer with the FH01 header, then the segments.
 std::vector<uint8_t> SerializePtd(const model::PtdFile& file);
 
+// The same for the .ptd layout before 2025-06 (flat_tensor_v0.fbs).
+std::vector<uint8_t> SerializeOldPtd(const model::OldPtdFile& file);
+
 }  // namespace accelcheck::pte
