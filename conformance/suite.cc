@@ -5,7 +5,8 @@
 // --strict), (2) when the case gives a path, one report of that rule is at
 // that object or inside it, and (3) every error-severity diagnostic is the
 // case's rule or one the manifest lists in "also" (rules that necessarily
-// break with it).
+// break with it). A case may name a companion file ("data": a .ptd for a
+// .pte), which the validator is given as ValidateContext::companions.
 #include "conformance/suite.h"
 
 #include <chrono>
@@ -99,6 +100,7 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
   ValidateContext context;
   context.limits = limits;
   context.path = file;
+  if (c.contains("data")) context.companions.push_back((dir / c.value("data", "")).string());
   format->Validate(*input, context, sink);
 
   if (!negative) {
@@ -168,6 +170,50 @@ SuiteResult RunSuite(const std::string& dir, std::string* error) {
   return result;
 }
 
+namespace {
+
+// One valid file the suite writes and mutates: an example program, or the
+// companion .ptd of one.
+struct SuiteBase {
+  std::string name;
+  std::string extension;  // ".pte" or ".ptd"
+  std::vector<uint8_t> bytes;
+  std::string data;  // for a program with a companion: the .ptd's file
+};
+
+bool WriteCase(const fs::path& dir, const std::string& file, const std::vector<uint8_t>& bytes,
+               std::string* error) {
+  if (WriteBytes(dir / file, bytes)) return true;
+  if (error) *error = "cannot write " + file;
+  return false;
+}
+
+// Writes the example bases and their valid cases: each program, and its
+// companion .ptd both alone and as the program's "data".
+bool WriteBases(const fs::path& dir, std::vector<SuiteBase>& bases, json& cases, std::string* error) {
+  for (const pte::NamedBase& base : pte::ExampleBases()) {
+    SuiteBase program{base.name, ".pte", pte::Serialize(base.file), ""};
+    std::optional<SuiteBase> data;
+    if (base.data) {
+      data = SuiteBase{base.name, ".ptd", pte::SerializePtd(*base.data), ""};
+      program.data = "pte/valid_" + base.name + ".ptd";
+      if (!WriteCase(dir, program.data, data->bytes, error)) return false;
+      cases.push_back(
+          {{"id", "pte.valid." + base.name + ".ptd"}, {"format", "pte"}, {"file", program.data}, {"expect", "valid"}});
+    }
+    const std::string file = "pte/valid_" + base.name + ".pte";
+    if (!WriteCase(dir, file, program.bytes, error)) return false;
+    json c = {{"id", "pte.valid." + base.name}, {"format", "pte"}, {"file", file}, {"expect", "valid"}};
+    if (data) c["data"] = program.data;
+    cases.push_back(std::move(c));
+    bases.push_back(std::move(program));
+    if (data) bases.push_back(std::move(*data));
+  }
+  return true;
+}
+
+}  // namespace
+
 bool GenerateSuite(const std::string& dir, std::string* error) {
   std::error_code ec;
   fs::create_directories(fs::path(dir) / "pte", ec);
@@ -176,25 +222,20 @@ bool GenerateSuite(const std::string& dir, std::string* error) {
     return false;
   }
   json cases = json::array();
-  std::vector<std::pair<std::string, std::vector<uint8_t>>> bases;
-  for (const pte::NamedBase& base : pte::ExampleBases()) {
-    const std::string file = "pte/valid_" + base.name + ".pte";
-    bases.emplace_back(base.name, pte::Serialize(base.file));
-    if (!WriteBytes(fs::path(dir) / file, bases.back().second)) {
-      if (error) *error = "cannot write " + file;
-      return false;
-    }
-    cases.push_back({{"id", "pte.valid." + base.name}, {"format", "pte"}, {"file", file}, {"expect", "valid"}});
-  }
+  std::vector<SuiteBase> bases;
+  if (!WriteBases(dir, bases, cases, error)) return false;
   // One negative case per mutable rule: the first base (in order) that
-  // offers a place for the mutation.
+  // offers a place for the mutation. The mutator declines a .ptd rule on a
+  // program and a program rule on a .ptd.
   for (const Rule* rule : pte::PteMutator().rules()) {
     std::optional<std::vector<uint8_t>> bytes;
-    std::string path, why, base_name;
-    for (const auto& [name, valid] : bases) {
-      bytes = pte::MutatePte(valid, *rule, 0, &path, &why);
+    std::string path, why;
+    const SuiteBase* used = nullptr;
+    for (const SuiteBase& base : bases) {
+      if (pte::NeedsCompanion(*rule) && base.data.empty()) continue;
+      bytes = pte::MutatePte(base.bytes, *rule, 0, &path, &why);
       if (bytes) {
-        base_name = name;
+        used = &base;
         break;
       }
     }
@@ -202,18 +243,16 @@ bool GenerateSuite(const std::string& dir, std::string* error) {
       if (error) *error = Str("no example base can break ", rule->id, ": ", why);
       return false;
     }
-    const std::string file = "pte/" + FileId(rule->id) + ".pte";
-    if (!WriteBytes(fs::path(dir) / file, *bytes)) {
-      if (error) *error = "cannot write " + file;
-      return false;
-    }
+    const std::string file = "pte/" + FileId(rule->id) + used->extension;
+    if (!WriteCase(dir, file, *bytes, error)) return false;
     json c = {{"id", std::string(rule->id)},
               {"format", "pte"},
               {"file", file},
-              {"base", base_name},
+              {"base", used->name + used->extension},
               {"expect", Expectation(rule->category)},
               {"rule", std::string(rule->id)},
               {"location", {{"path", path}, {"offset", nullptr}}}};
+    if (!used->data.empty()) c["data"] = used->data;
     json also = json::array();
     for (const Rule* implied : pte::ImpliedRules(*rule)) also.push_back(std::string(implied->id));
     if (!also.empty()) c["also"] = also;

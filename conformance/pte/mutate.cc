@@ -13,6 +13,7 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include "conformance/pte/mutate_ptd.h"
 #include "conformance/pte/read.h"
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
@@ -1295,6 +1296,57 @@ bool TensorMutableSegmentsIdx(Ctx& c) {
   });
 }
 
+// The program's EXTERNAL tensors (location 1, with a name): a program with
+// one comes with a .ptd, against which #51d holds.
+struct ExternalTensor {
+  size_t plan;
+  Tensor tensor;
+};
+std::vector<ExternalTensor> ExternalTensors(Ctx& c) {
+  std::vector<ExternalTensor> out;
+  for (size_t p = 0; p < Plans(c).size(); ++p) {
+    if (!Plans(c)[p].values) continue;
+    for (const EValue& v : *Plans(c)[p].values) {
+      const Tensor* t = std::get_if<Tensor>(&v.val);
+      if (t && t->extra && t->extra->location == 1 && t->extra->fully_qualified_name &&
+          !t->extra->fully_qualified_name->empty()) {
+        out.push_back({p, *t});
+      }
+    }
+  }
+  return out;
+}
+
+// Adds a copy of an EXTERNAL tensor changed by `breaks`, unreferenced, so
+// that the program alone stays valid and only the check against its .ptd
+// fails (NeedsCompanion).
+bool AddBrokenExternal(Ctx& c, const std::function<bool(Tensor&)>& breaks) {
+  std::vector<ExternalTensor> all = ExternalTensors(c);
+  if (all.empty()) return Decline(c, "the program has no EXTERNAL tensor, so no companion .ptd to check against");
+  ExternalTensor& e = all[Pick(c, all.size())];
+  if (!breaks(e.tensor)) return Decline(c, "the EXTERNAL tensor's rank leaves no room for another dimension");
+  c.path = ValuePath(e.plan, static_cast<size_t>(AddValue(Plans(c)[e.plan], EValue::Of(std::move(e.tensor)))));
+  return true;
+}
+
+// #51d: a name the .ptd has no key for.
+bool ExternalKeyMissing(Ctx& c) {
+  return AddBrokenExternal(c, [](Tensor& t) {
+    t.extra->fully_qualified_name = "conformance.missing." + *t.extra->fully_qualified_name;
+    return true;
+  });
+}
+
+// #51d: the .ptd's key, with one more (size 1) dimension than its layout.
+bool ExternalLayout(Ctx& c) {
+  return AddBrokenExternal(c, [](Tensor& t) {
+    if (!t.sizes || !t.dim_order || t.sizes->size() >= 16) return false;
+    t.dim_order->push_back(static_cast<uint8_t>(t.sizes->size()));
+    t.sizes->push_back(1);
+    return true;
+  });
+}
+
 // A KernelCall appended at the end that writes a constant tensor.
 bool TensorConstantWritten(Ctx& c) {
   std::vector<ConstantTensor> all = SegmentConstants(c);
@@ -1571,6 +1623,8 @@ const std::vector<Mutation>& Mutations() {
       {&kTensorLocation, TensorLocation},
       {&kTensorMutableSegmentsIdx, TensorMutableSegmentsIdx},
       {&kTensorConstantWritten, TensorConstantWritten},
+      {&kExternalKeyMissing, ExternalKeyMissing},
+      {&kExternalLayout, ExternalLayout},
       {&kInstructionType, InstructionType},
       {&kKernelArgsMissing, KernelArgsMissing},
       {&kKernelOpIndex, KernelOpIndex},
@@ -1597,9 +1651,11 @@ class PteMutatorImpl final : public Mutator {
  public:
   std::string_view format() const override { return "pte"; }
 
+  // The .ptd rules come last in the rule table.
   std::vector<const Rule*> rules() const override {
     std::vector<const Rule*> out;
     for (const Mutation& m : Mutations()) out.push_back(m.rule);
+    for (const Rule* r : PtdMutationRules()) out.push_back(r);
     return out;
   }
 
@@ -1610,6 +1666,17 @@ class PteMutatorImpl final : public Mutator {
 
   std::optional<std::vector<uint8_t>> ApplyWithPath(ByteView valid, const Rule& rule, uint64_t seed,
                                                     std::string* path, std::string* error) const {
+    const std::vector<const Rule*> ptd_rules = PtdMutationRules();
+    const bool ptd_rule = std::any_of(ptd_rules.begin(), ptd_rules.end(),
+                                      [&](const Rule* r) { return r->id == rule.id; });
+    if (ptd_rule != IsPtdFile(valid)) {
+      if (error) {
+        *error = Str(rule.id, ptd_rule ? " is a .ptd rule but the input is not a .ptd (FT01)"
+                                       : " is a program rule but the input is a .ptd");
+      }
+      return std::nullopt;
+    }
+    if (ptd_rule) return MutatePtd(valid, rule, seed, path, error);
     const auto it = std::find_if(Mutations().begin(), Mutations().end(),
                                  [&](const Mutation& m) { return m.rule->id == rule.id; });
     if (it == Mutations().end()) {
@@ -1652,6 +1719,10 @@ const Mutator& PteMutator() {
 std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
                                               std::string* path, std::string* error) {
   return static_cast<const PteMutatorImpl&>(PteMutator()).ApplyWithPath(valid, rule, seed, path, error);
+}
+
+bool NeedsCompanion(const Rule& rule) {
+  return rule.id == rules::kExternalKeyMissing.id || rule.id == rules::kExternalLayout.id;
 }
 
 std::vector<const Rule*> ImpliedRules(const Rule& rule) {

@@ -1,4 +1,5 @@
-// The .pte mutator: breaks one rule of a valid .pte (see conformance/mutator.h).
+// The pte mutator: breaks one rule of a valid .pte, or one pte.ptd.* rule of
+// a valid .ptd (told apart by the FT01 identifier; see conformance/mutator.h).
 #pragma once
 
 #include <optional>
@@ -15,6 +16,11 @@ const Mutator& PteMutator();
 // should report the broken rule (empty when the rule is about the whole file).
 std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
                                               std::string* path, std::string* error);
+
+// Rules that a program's mutation breaks only against its companion .ptd
+// (spec/pte.md §4 #51d): the mutated .pte is valid alone, and a conformance
+// case validates it with the .ptd the input came with.
+bool NeedsCompanion(const Rule& rule);
 
 // Rules that necessarily break together with `rule`, whatever the input: the
 // mutation of `rule` may also report these (a conformance case lists them in
