@@ -1,5 +1,8 @@
 // accelcheck generate pte --recipe R.json -o OUT: builds a valid file from a
-// recipe (conformance/pte/recipes.h describes the JSON form).
+// recipe (conformance/pte/recipes.h describes the JSON form). A recipe with
+// EXTERNAL tensors also gets its companion .ptd, written next to OUT with the
+// extension .ptd, where `accelcheck validate OUT` looks for it.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -15,12 +18,14 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage = "usage: accelcheck generate pte --recipe R.json -o OUT\n";
+constexpr std::string_view kUsage =
+    "usage: accelcheck generate pte --recipe R.json -o OUT\n"
+    "       (a recipe with EXTERNAL tensors also writes OUT's stem + .ptd)\n";
 
 const std::vector<Flag>& GenerateFlags() {
   static const std::vector<Flag> kFlags = {
       {"recipe", true, "FILE", "the JSON recipe to build"},
-      {"o", true, "OUT", "where to write the file"},
+      {"o", true, "OUT", "where to write the program (its .ptd goes next to it)"},
       {"help", false, "", "print this help"},
   };
   return kFlags;
@@ -30,6 +35,17 @@ int Usage(const std::string& error) {
   if (!error.empty()) std::cerr << "accelcheck generate: " << error << "\n";
   std::cerr << kUsage << FlagHelp(GenerateFlags());
   return 2;
+}
+
+bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (out) {
+    std::cout << "wrote " << path << " (" << bytes.size() << " bytes)\n";
+    return true;
+  }
+  std::cerr << "accelcheck generate: cannot write " << path << "\n";
+  return false;
 }
 
 }  // namespace
@@ -54,23 +70,19 @@ int RunGenerate(const Args& args) {
     std::cerr << "accelcheck generate: cannot read " << *recipe_path << "\n";
     return 3;
   }
-  std::vector<uint8_t> bytes;
+  pte::RecipeFiles files;
   try {
-    const nlohmann::json recipe = nlohmann::json::parse(in);
-    bytes = pte::Serialize(pte::BuildRecipe(recipe));
+    files = pte::BuildRecipeFiles(nlohmann::json::parse(in));
   } catch (const std::exception& e) {
     // A recipe that does not describe a valid program is the caller's input
     // error, like a bad flag.
     std::cerr << "accelcheck generate: " << *recipe_path << ": " << e.what() << "\n";
     return 2;
   }
-  std::ofstream out(*out_path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!out) {
-    std::cerr << "accelcheck generate: cannot write " << *out_path << "\n";
-    return 3;
-  }
-  std::cout << "wrote " << *out_path << " (" << bytes.size() << " bytes)\n";
+  const std::string data_path = std::filesystem::path(*out_path).replace_extension(".ptd").string();
+  if (files.data && data_path == *out_path) return Usage("-o " + *out_path + " is where the companion .ptd goes");
+  if (!Write(*out_path, pte::Serialize(files.program))) return 3;
+  if (files.data && !Write(data_path, pte::SerializePtd(*files.data))) return 3;
   return 0;
 }
 

@@ -1,10 +1,13 @@
 // accelcheck mutate FILE --rule ID -o OUT [--seed N]: writes a copy of a valid
 // file that breaks exactly one rule. `--list [--format F]` prints the rules
-// each format's mutator can break.
+// each format's mutator can break. FILE may be a .pte or a .ptd; a rule that
+// holds between a .pte and its .ptd shows only when the result is validated
+// with that .ptd (--data).
 #include <fstream>
 #include <iostream>
 
 #include "conformance/mutator.h"
+#include "conformance/pte/mutate.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
 #include "validators/core/format.h"
@@ -95,7 +98,11 @@ int RunMutate(const Args& args) {
     std::cerr << "accelcheck mutate: cannot write " << *out_path << "\n";
     return 3;
   }
-  std::cout << "wrote " << *out_path << ": breaks " << rule->id << "\n";
+  std::cout << "wrote " << *out_path << ": breaks " << rule->id;
+  if (format->id() == "pte" && pte::NeedsCompanion(*rule)) {
+    std::cout << " against the input's companion .ptd (validate with --data FILE.ptd)";
+  }
+  std::cout << "\n";
   return 0;
 }
 
