@@ -29,6 +29,7 @@ using Clock = std::chrono::steady_clock;
 // in the real calling convention (args, then the output again as the return).
 std::vector<uint8_t> TableDenseProgram(size_t values) {
   model::File file;
+  file.program.constant_segment.reset();  // no constants, and so no segment to hold them
   model::ExecutionPlan plan;
   plan.operators->push_back({std::string("aten::add"), std::string("out")});
   model::Chain chain;

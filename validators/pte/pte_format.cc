@@ -80,13 +80,14 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
     if (OutOfTime(deadline, sink, context.limits.time_budget_ms)) return;
     const fb::ExecutionPlan& plan = *plans->Get(p);
     const uint64_t before = sink.blocking_count();
-    ValidatePlan(ctx, plan, p);
-    ValidateValues(ctx, plan, p);
-    ValidateTensors(ctx, plan, p);
-    ValidateInstructions(ctx, plan, p);
+    PlanFacts facts = GatherPlanFacts(plan);
+    ValidatePlan(ctx, plan, p, facts);
+    ValidateValues(ctx, plan, p, facts);
+    ValidateTensors(ctx, plan, p, facts);
+    ValidateInstructions(ctx, plan, p, facts);
     // The memory plan pass follows indices and sizes: only on a clean plan.
     if (sink.blocking_count() == before && !OutOfTime(deadline, sink, context.limits.time_budget_ms)) {
-      ValidateMemoryPlan(ctx, plan, p);
+      ValidateMemoryPlan(ctx, plan, p, facts);
     }
   }
 }

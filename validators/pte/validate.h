@@ -53,10 +53,6 @@ bool IsDeclaredScalarType(int8_t type);
 // Element size in bytes of any type the runtime accepts (0..29 except 30), or 0.
 uint64_t ElementSize(int8_t type);
 
-// numel * element size of `tensor`, or nothing when sizes are missing,
-// negative, the type has no size, or the product overflows.
-std::optional<uint64_t> TensorNbytes(const fb::Tensor& tensor);
-
 // How a tensor gets its data (spec/pte.md §2.5).
 enum class DataSource : uint8_t { kRuntime, kConstant, kMutable, kPlanned, kExternal };
 DataSource SourceOf(const fb::Tensor& tensor);
@@ -67,13 +63,49 @@ const fb::Tensor* TensorAt(const fb::ExecutionPlan& plan, int64_t index);
 
 std::vector<uint64_t> ConstantLimits(const fb::Program& program);
 
+// A planned tensor with bytes: [offset, end) of planned buffer memory_id.
+struct PlannedRange {
+  uint64_t offset;
+  uint64_t end;
+  uint32_t memory_id;
+  uint32_t value;
+};
+
+// What the passes of one plan need to know about values other than the one
+// they check, gathered once so that following a reference is an array
+// index rather than a walk through flatbuffer offsets and vtables.
+struct PlanFacts {
+  struct Value {
+    fb::KernelTypes type = fb::KernelTypes::NONE;
+    DataSource source = DataSource::kRuntime;  // for Tensor values with a payload
+  };
+  std::vector<Value> values;  // by value index; types from GatherPlanFacts
+  // Filled by ValidateTensors, in value order: the tensors with
+  // allocation_info and a known, non-zero nbytes.
+  std::vector<PlannedRange> planned;
+
+  fb::KernelTypes TypeOf(uint32_t value) const { return values[value].type; }
+  bool IsConstantTensor(uint32_t value) const {
+    return values[value].type == fb::KernelTypes::Tensor &&
+           values[value].source == DataSource::kConstant;
+  }
+};
+
+// The value types of `plan` (sources and planned ranges come from ValidateTensors).
+PlanFacts GatherPlanFacts(const fb::ExecutionPlan& plan);
+
 // The passes, in phase order (DESIGN.md "Phases").
-void ValidateProgramTables(const ProgramContext& ctx);                                 // B
-void ValidatePlanNames(const ProgramContext& ctx);                                     // C #15
-void ValidatePlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);    // C
-void ValidateValues(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);  // D
-void ValidateTensors(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p); // E
-void ValidateInstructions(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);  // F
-void ValidateMemoryPlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);    // whole program
+void ValidateProgramTables(const ProgramContext& ctx);  // B
+void ValidatePlanNames(const ProgramContext& ctx);      // C #15
+void ValidatePlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                  const PlanFacts& facts);  // C
+void ValidateValues(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                    const PlanFacts& facts);  // D
+void ValidateTensors(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                     PlanFacts& facts);  // E
+void ValidateInstructions(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                          const PlanFacts& facts);  // F
+void ValidateMemoryPlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                        const PlanFacts& facts);  // whole program
 
 }  // namespace accelcheck::pte

@@ -1,5 +1,4 @@
 // Facts the .pte passes share: object paths, ScalarType sizes, data sources.
-#include "validators/core/checked.h"
 #include "validators/core/text.h"
 #include "validators/pte/validate.h"
 
@@ -22,23 +21,6 @@ uint64_t ElementSize(int8_t type) {
   return type >= 0 && type < 30 ? kSizes[type] : 0;
 }
 
-std::optional<uint64_t> TensorNbytes(const fb::Tensor& tensor) {
-  const auto* sizes = tensor.sizes();
-  const uint64_t element = ElementSize(static_cast<int8_t>(tensor.scalar_type()));
-  if (sizes == nullptr || element == 0) return std::nullopt;
-  uint64_t numel = 1;
-  for (const int32_t size : *sizes) {
-    if (size < 0) return std::nullopt;
-    const auto product = CheckedMul(numel, static_cast<uint64_t>(size));
-    // numel is an int64 in the runtime (compute_numel).
-    if (!product || *product > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-    numel = *product;
-  }
-  const auto nbytes = CheckedMul(numel, element);
-  if (!nbytes || *nbytes > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-  return nbytes;
-}
-
 DataSource SourceOf(const fb::Tensor& tensor) {
   const auto* extra = tensor.extra_tensor_info();
   if (extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL) {
@@ -56,6 +38,15 @@ const fb::Tensor* TensorAt(const fb::ExecutionPlan& plan, int64_t index) {
   }
   const fb::EValue* value = values->Get(static_cast<uint32_t>(index));
   return value->val_type() == fb::KernelTypes::Tensor ? value->val_as_Tensor() : nullptr;
+}
+
+PlanFacts GatherPlanFacts(const fb::ExecutionPlan& plan) {
+  PlanFacts facts;
+  const auto* values = plan.values();
+  if (values == nullptr) return facts;
+  facts.values.resize(values->size());
+  for (uint32_t i = 0; i < values->size(); ++i) facts.values[i].type = values->Get(i)->val_type();
+  return facts;
 }
 
 }  // namespace accelcheck::pte

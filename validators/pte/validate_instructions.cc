@@ -16,6 +16,7 @@ using fb::KernelTypes;
 struct InstructionRef {
   const ProgramContext& ctx;
   const fb::ExecutionPlan& plan;
+  const PlanFacts& facts;
   const fb::Instruction& instruction;
   uint32_t p;
   uint32_t c;
@@ -30,22 +31,18 @@ struct InstructionRef {
     ctx.Report(rule, at ? at : &instruction, Path(field), std::move(message));
   }
   bool InRange(int32_t index) const { return index >= 0 && static_cast<uint32_t>(index) < n_values; }
-  KernelTypes TypeAt(int32_t index) const {
-    return plan.values()->Get(static_cast<uint32_t>(index))->val_type();
+  KernelTypes TypeAt(int32_t index) const { return facts.TypeOf(static_cast<uint32_t>(index)); }
+  bool IsConstant(int32_t index) const {
+    return InRange(index) && facts.IsConstantTensor(static_cast<uint32_t>(index));
   }
 };
-
-bool IsConstant(const fb::ExecutionPlan& plan, int32_t index) {
-  const fb::Tensor* tensor = TensorAt(plan, index);
-  return tensor != nullptr && SourceOf(*tensor) == DataSource::kConstant;
-}
 
 // #52: a constant points into read-only program memory. `field` names the
 // argument; it is built only when there is something to report.
 template <typename Field>
 void CheckNotConstant(const InstructionRef& r, int32_t index, const void* at, Field field,
                       std::string_view how) {
-  if (!IsConstant(r.plan, index)) return;
+  if (!r.IsConstant(index)) return;
   r.Report(rules::kTensorConstantWritten, at, field(),
            Str("constant tensor value ", index, " is ", how));
 }
@@ -275,7 +272,8 @@ void CheckChain(const ProgramContext& ctx, const fb::Chain& chain, uint32_t p, u
 
 }  // namespace
 
-void ValidateInstructions(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
+void ValidateInstructions(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                          const PlanFacts& facts) {
   const auto* chains = plan.chains();
   if (chains == nullptr) return;
   const uint32_t n = plan.values() ? plan.values()->size() : 0;
@@ -289,7 +287,7 @@ void ValidateInstructions(const ProgramContext& ctx, const fb::ExecutionPlan& pl
       continue;
     }
     for (uint32_t j = 0; j < instructions->size(); ++j) {
-      CheckInstruction(InstructionRef{ctx, plan, *instructions->Get(j), p, c, j, n},
+      CheckInstruction(InstructionRef{ctx, plan, facts, *instructions->Get(j), p, c, j, n},
                        instructions->size());
     }
     CheckConstantLoops(ctx, plan, p, c, chain, n);

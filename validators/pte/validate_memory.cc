@@ -1,9 +1,17 @@
 // Whole-program pass over the memory plan: planned tensors that are live at
 // the same time must not share bytes (pte.memory.live_overlap), and planned
 // tensors are written before they are read (#61).
+//
+// Programs carry up to millions of planned tensors, so the pass works on flat
+// arrays indexed by planned tensor (a "slot", its index in
+// PlanFacts::planned): one radix sort by place, which also proves most plans
+// free of shared bytes so that the liveness sweep is skipped, and counting
+// sorts by time when it is not.
 #include <algorithm>
+#include <array>
 #include <limits>
-#include <tuple>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "validators/core/text.h"
@@ -15,56 +23,112 @@ namespace {
 
 using fb::KernelTypes;
 
-// One planned tensor with bytes: [offset, end) of buffer memory_id, live
-// over the instruction times [first, last] (inclusive, like the ExecuTorch
-// memory planner's lifetimes).
-struct Planned {
-  uint32_t value;
-  uint32_t memory_id;
-  uint64_t offset;
-  uint64_t end;
-  int64_t first = std::numeric_limits<int64_t>::max();
-  int64_t last = std::numeric_limits<int64_t>::min();
-  uint32_t place = 0;    // tensors with the same memory_id, offset and end share one
-  bool written = false;  // #61: by an input, an initial value or an instruction
-  // #61: the first read before any write (instruction time, chain, index,
-  // argument position, the value read), reported once the whole plan is seen.
-  int64_t unwritten_read = -1;
-  uint32_t read_chain = 0;
-  uint32_t read_instruction = 0;
-  uint32_t read_arg = 0;
-  int32_t read_value = 0;
+// Instruction times: 0 is before the first instruction, instruction k of the
+// whole plan (chains in order) runs at time k + 1, and time `end` is after
+// the last one.
+using Time = int64_t;
+
+// Live over [first, last], inclusive like the ExecuTorch memory planner's
+// lifetimes; first > last until something touches the tensor.
+struct Lifetime {
+  Time first = std::numeric_limits<Time>::max();
+  Time last = std::numeric_limits<Time>::min();
+  bool touched() const { return first <= last; }
 };
 
-// Liveness over the plan's chains. Time 0 is before the first instruction,
-// instruction k of the whole plan (chains in order) runs at time k + 1, and
-// time `end` is after the last one.
+// #61: the first read of a planned tensor before anything wrote it: the
+// instruction's time, chain, index, argument position and the value read.
+struct UnwrittenRead {
+  uint32_t slot;
+  Time time;
+  uint32_t chain;
+  uint32_t instruction;
+  uint32_t arg;
+  int32_t value;
+};
+
+// One planned tensor in the sort by place.
+struct PlaceKey {
+  uint64_t offset;
+  uint32_t memory_id;
+  uint32_t slot;
+};
+
+bool PlaceLess(const PlaceKey& a, const PlaceKey& b) {
+  return a.memory_id != b.memory_id ? a.memory_id < b.memory_id : a.offset < b.offset;
+}
+
+// Byte `d` of the sort key (memory_id, offset): offset bytes 0-7, then
+// memory_id bytes 0-3.
+constexpr int kKeyBytes = 12;
+uint32_t KeyByte(const PlaceKey& k, int d) {
+  return d < 8 ? static_cast<uint32_t>(k.offset >> (8 * d)) & 0xff
+               : (k.memory_id >> (8 * (d - 8))) & 0xff;
+}
+
+// Stable LSD radix sort by (memory_id, offset), one pass per key byte on
+// which the keys differ: a few linear passes where a comparison sort of a
+// million planned tensors would dominate the validation time.
+void SortByPlace(std::vector<PlaceKey>& keys) {
+  if (keys.size() < 2) return;
+  uint64_t offset_bits = 0;
+  uint32_t id_bits = 0;
+  for (const PlaceKey& k : keys) {
+    offset_bits |= k.offset ^ keys[0].offset;
+    id_bits |= k.memory_id ^ keys[0].memory_id;
+  }
+  std::vector<PlaceKey> scratch(keys.size());
+  for (int d = 0; d < kKeyBytes; ++d) {
+    const uint32_t varying = d < 8 ? static_cast<uint32_t>(offset_bits >> (8 * d)) & 0xff
+                                   : (id_bits >> (8 * (d - 8))) & 0xff;
+    if (varying == 0) continue;
+    std::array<uint32_t, 257> start{};
+    for (const PlaceKey& k : keys) ++start[KeyByte(k, d) + 1];
+    for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+    for (const PlaceKey& k : keys) scratch[start[KeyByte(k, d)]++] = k;
+    keys.swap(scratch);
+  }
+}
+
+// Liveness over the plan's chains, on the planned tensors ValidateTensors
+// recorded.
 class Liveness {
  public:
-  Liveness(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p)
-      : ctx_(ctx), plan_(plan), p_(p), n_(plan.values()->size()), slot_(n_, -1), alias_(n_) {
-    for (uint32_t i = 0; i < n_; ++i) alias_[i] = i;
-    for (uint32_t i = 0; i < n_; ++i) AddIfPlanned(i);
+  Liveness(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+           const PlanFacts& facts)
+      : ctx_(ctx),
+        plan_(plan),
+        p_(p),
+        facts_(facts),
+        planned_(facts.planned),
+        n_(plan.values()->size()),
+        slot_(n_, -1),
+        life_(planned_.size()),
+        flags_(planned_.size(), 0),
+        place_(planned_.size(), 0) {
+    for (uint32_t s = 0; s < planned_.size(); ++s) slot_[planned_[s].value] = static_cast<int32_t>(s);
+    by_place_.reserve(planned_.size());
+    for (uint32_t s = 0; s < planned_.size(); ++s) {
+      by_place_.push_back(PlaceKey{planned_[s].offset, planned_[s].memory_id, s});
+    }
+    SortByPlace(by_place_);
     AssignPlaces();
   }
 
-  std::vector<Planned>& planned() { return planned_; }
-
   void Run() {
-    uint32_t total = 0;
+    uint64_t total = 0;
     for (const auto* chain : *plan_.chains()) total += chain->instructions()->size();
-    const int64_t end = int64_t{total} + 1;
-    for (Planned& t : planned_) {
+    end_ = static_cast<Time>(total) + 1;
+    for (uint32_t s = 0; s < planned_.size(); ++s) {
       // Initial values (mutable state, external data) are loaded at init and
       // persist across executions.
-      if (SourceOf(*TensorAt(plan_, t.value)) == DataSource::kPlanned) continue;
-      Touch(t, 0);
-      Touch(t, end);
-      t.written = true;
-      place_written_[t.place] = 1;
+      if (facts_.values[planned_[s].value].source == DataSource::kPlanned) continue;
+      Touch(s, 0);
+      Touch(s, end_);
+      MarkWritten(s);
     }
     for (const int32_t input : *plan_.inputs()) Write(input, 0);
-    int64_t time = 1;
+    Time time = 1;
     for (uint32_t c = 0; c < plan_.chains()->size(); ++c) {
       const fb::Chain& chain = *plan_.chains()->Get(c);
       if (chain.inputs()) {
@@ -72,8 +136,9 @@ class Liveness {
       }
       const auto* instructions = chain.instructions();
       for (uint32_t j = 0; j < instructions->size(); ++j) {
-        Step(*instructions->Get(j), c, j, time + j);
-        if (const auto* jump = instructions->Get(j)->instr_args_as_JumpFalseCall()) {
+        const fb::Instruction& instruction = *instructions->Get(j);
+        Step(instruction, c, j, time + j);
+        if (const auto* jump = instruction.instr_args_as_JumpFalseCall()) {
           const int32_t destination = jump->destination_instruction();
           if (destination <= static_cast<int32_t>(j)) loops_.push_back({time + destination, time + j});
         }
@@ -83,78 +148,115 @@ class Liveness {
         for (const int32_t v : *chain.outputs()) Read(v, time - 1);
       }
     }
-    for (const int32_t output : *plan_.outputs()) Read(output, end);
+    for (const int32_t output : *plan_.outputs()) Read(output, end_);
     ReportUnwrittenReads();
     ExtendOverLoops();
   }
 
+  // Sweep over time: insert tensors as they become live, drop those whose
+  // lifetime ended, and query the byte ranges of the live ones. Nothing to
+  // do when no two planned tensors share a byte, whatever their lifetimes.
+  void CheckLiveOverlap() const;
+
  private:
+  static constexpr uint8_t kWritten = 1;       // #61: by an input, an initial value or an instruction
+  static constexpr uint8_t kReadRecorded = 2;  // an UnwrittenRead names it
+
   struct Loop {
-    int64_t begin;
-    int64_t end;
+    Time begin;
+    Time end;
   };
 
-  void AddIfPlanned(uint32_t i) {
-    const fb::Tensor* tensor = TensorAt(plan_, i);
-    if (tensor == nullptr || tensor->allocation_info() == nullptr) return;
-    const auto nbytes = TensorNbytes(*tensor);
-    // Zero-byte tensors hold no bytes, so they never overlap.
-    if (!nbytes || *nbytes == 0) return;
-    const auto* info = tensor->allocation_info();
-    const uint64_t offset =
-        uint64_t{info->memory_offset_low()} | (uint64_t{info->memory_offset_high()} << 32);
-    slot_[i] = static_cast<int32_t>(planned_.size());
-    planned_.push_back(Planned{i, info->memory_id(), offset, offset + *nbytes});
+  // Tensors with the same buffer, offset and end share a place: the memory
+  // planner gives a view (a reshape it removed) its base's bytes, so writing
+  // one is writing the other (#61). On the way, notes whether any two
+  // tensors share a byte at all.
+  void AssignPlaces() {
+    uint32_t places = 0;
+    uint64_t widest_end = 0;  // the largest end so far in this buffer
+    for (size_t k = 0; k < by_place_.size();) {
+      size_t run = k + 1;  // [k, run): the same buffer and offset
+      while (run < by_place_.size() && by_place_[run].memory_id == by_place_[k].memory_id &&
+             by_place_[run].offset == by_place_[k].offset) {
+        ++run;
+      }
+      if (run - k > 1) {
+        std::stable_sort(by_place_.begin() + k, by_place_.begin() + run,
+                         [&](const PlaceKey& a, const PlaceKey& b) { return End(a) < End(b); });
+      }
+      const bool same_buffer = k > 0 && by_place_[k - 1].memory_id == by_place_[k].memory_id;
+      if (run - k > 1 || (same_buffer && by_place_[k].offset < widest_end)) shared_bytes_ = true;
+      if (!same_buffer) widest_end = 0;
+      for (size_t r = k; r < run; ++r) {
+        if (r > k && End(by_place_[r]) != End(by_place_[r - 1])) ++places;
+        place_[by_place_[r].slot] = places;
+        widest_end = std::max(widest_end, End(by_place_[r]));
+      }
+      ++places;
+      k = run;
+    }
+    place_written_.assign(places, 0);
   }
 
-  static void Touch(Planned& t, int64_t time) {
-    t.first = std::min(t.first, time);
-    t.last = std::max(t.last, time);
+  uint64_t End(const PlaceKey& k) const { return planned_[k.slot].end; }
+
+  uint32_t Alias(uint32_t value) const { return alias_.empty() ? value : alias_[value]; }
+
+  void Touch(uint32_t s, Time time) {
+    Lifetime& life = life_[s];
+    life.first = std::min(life.first, time);
+    life.last = std::max(life.last, time);
   }
 
-  // Calls `f` with the planned tensor behind `value` (following MoveCalls),
-  // or with each item's for a tensor list.
+  void MarkWritten(uint32_t s) {
+    flags_[s] |= kWritten;
+    place_written_[place_[s]] = 1;
+  }
+
+  // Calls `f` with the slot of the planned tensor behind `value` (following
+  // MoveCalls), or with each item's for a tensor list.
   template <typename F>
   void ForEachStorage(int32_t value, F f) {
     if (value < 0 || static_cast<uint32_t>(value) >= n_) return;
-    const fb::EValue* v = plan_.values()->Get(static_cast<uint32_t>(value));
-    const flatbuffers::Vector<int32_t>* items = nullptr;
-    if (v->val_type() == KernelTypes::TensorList) items = v->val_as_TensorList()->items();
-    if (v->val_type() == KernelTypes::OptionalTensorList) {
-      items = v->val_as_OptionalTensorList()->items();
-    }
-    if (items == nullptr) {
-      const int32_t s = slot_[alias_[value]];
-      if (s >= 0) f(planned_[s]);
+    const KernelTypes type = facts_.TypeOf(static_cast<uint32_t>(value));
+    if (type != KernelTypes::TensorList && type != KernelTypes::OptionalTensorList) {
+      const int32_t s = slot_[Alias(static_cast<uint32_t>(value))];
+      if (s >= 0) f(static_cast<uint32_t>(s));
       return;
     }
-    for (const int32_t item : *items) {
+    for (const int32_t item : ItemsOf(value)) {
       if (item < 0 || static_cast<uint32_t>(item) >= n_) continue;
-      const int32_t s = slot_[alias_[item]];
-      if (s >= 0) f(planned_[s]);
+      const int32_t s = slot_[Alias(static_cast<uint32_t>(item))];
+      if (s >= 0) f(static_cast<uint32_t>(s));
     }
   }
 
-  void Write(int32_t value, int64_t time) {
-    ForEachStorage(value, [&](Planned& t) {
-      Touch(t, time);
-      t.written = true;
-      place_written_[t.place] = 1;
+  // The items of a TensorList or OptionalTensorList value.
+  std::span<const int32_t> ItemsOf(int32_t list) const {
+    const fb::EValue* v = plan_.values()->Get(static_cast<uint32_t>(list));
+    const flatbuffers::Vector<int32_t>* items = nullptr;
+    if (const auto* tl = v->val_as_TensorList()) items = tl->items();
+    if (const auto* otl = v->val_as_OptionalTensorList()) items = otl->items();
+    if (items == nullptr) return {};
+    return {items->data(), items->size()};
+  }
+
+  void Write(int32_t value, Time time) {
+    ForEachStorage(value, [&](uint32_t s) {
+      Touch(s, time);
+      MarkWritten(s);
     });
   }
-  void Read(int32_t value, int64_t time) {
-    ForEachStorage(value, [&](Planned& t) { Touch(t, time); });
+  void Read(int32_t value, Time time) {
+    ForEachStorage(value, [&](uint32_t s) { Touch(s, time); });
   }
   // #61: remembers the first read of a planned tensor nothing wrote yet.
-  void ReadChecked(int32_t value, int64_t time, uint32_t c, uint32_t j, uint32_t k) {
-    ForEachStorage(value, [&](Planned& t) {
-      Touch(t, time);
-      if (t.written || place_written_[t.place] || t.unwritten_read >= 0) return;
-      t.unwritten_read = time;
-      t.read_chain = c;
-      t.read_instruction = j;
-      t.read_arg = k;
-      t.read_value = value;
+  void ReadChecked(int32_t value, Time time, uint32_t c, uint32_t j, uint32_t k) {
+    ForEachStorage(value, [&](uint32_t s) {
+      Touch(s, time);
+      if (place_written_[place_[s]] || (flags_[s] & kReadRecorded)) return;
+      flags_[s] |= kReadRecorded;
+      unwritten_reads_.push_back(UnwrittenRead{s, time, c, j, k, value});
     });
   }
 
@@ -162,57 +264,43 @@ class Liveness {
   // that kernel's workspace: a mutable argument other than `out`, which only
   // the op schema could name (cortex_m kernels take scratch buffers).
   void ReportUnwrittenReads() {
-    for (const Planned& t : planned_) {
-      if (t.unwritten_read < 0 || (t.first == t.last && !t.written)) continue;
-      ctx_.Report(rules::kDataflowReadBeforeWrite, TensorAt(plan_, t.value),
-                  Str(PlanPath(p_), ".chains[", t.read_chain, "].instructions[",
-                      t.read_instruction, "].instr_args.args[", t.read_arg, "]"),
-                  Str("argument value ", t.read_value, " reads planned tensor value ", t.value,
+    std::sort(unwritten_reads_.begin(), unwritten_reads_.end(),
+              [](const UnwrittenRead& a, const UnwrittenRead& b) { return a.slot < b.slot; });
+    for (const UnwrittenRead& read : unwritten_reads_) {
+      const Lifetime& life = life_[read.slot];
+      if (life.first == life.last && !(flags_[read.slot] & kWritten)) continue;
+      const uint32_t value = planned_[read.slot].value;
+      ctx_.Report(rules::kDataflowReadBeforeWrite, TensorAt(plan_, value),
+                  Str(PlanPath(p_), ".chains[", read.chain, "].instructions[", read.instruction,
+                      "].instr_args.args[", read.arg, "]"),
+                  Str("argument value ", read.value, " reads planned tensor value ", value,
                       " before any input, initial value or earlier instruction writes it"));
     }
   }
 
-  // Tensors with the same buffer, offset and size share a place: the memory
-  // planner gives a view (a reshape it removed) its base's bytes, so writing
-  // one is writing the other (#61).
-  void AssignPlaces() {
-    std::vector<uint32_t> order(planned_.size());
-    for (uint32_t s = 0; s < order.size(); ++s) order[s] = s;
-    const auto place = [&](uint32_t s) {
-      return std::tuple{planned_[s].memory_id, planned_[s].offset, planned_[s].end};
-    };
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return place(a) < place(b); });
-    uint32_t places = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-      if (k > 0 && place(order[k]) != place(order[k - 1])) ++places;
-      planned_[order[k]].place = places;
-    }
-    place_written_.assign(order.empty() ? 0 : places + 1, 0);
-  }
-
-  static bool InList(const fb::ExecutionPlan& plan, int32_t list, int32_t value) {
-    const fb::EValue* v = plan.values()->Get(static_cast<uint32_t>(list));
-    const auto* tl = v->val_as_TensorList();
-    if (tl == nullptr || tl->items() == nullptr) return false;
-    return std::find(tl->items()->begin(), tl->items()->end(), value) != tl->items()->end();
+  // Whether `value` is an item of the TensorList `list`.
+  bool InList(int32_t list, int32_t value) const {
+    if (facts_.TypeOf(static_cast<uint32_t>(list)) != KernelTypes::TensorList) return false;
+    const auto items = ItemsOf(list);
+    return std::find(items.begin(), items.end(), value) != items.end();
   }
 
   // KernelCall convention (spec/pte.md §7): the last argument is the return
   // value (the out tensor, or a TensorList of the outs); the outs also appear
   // in their schema positions. Everything else is read.
-  void StepKernel(const fb::KernelCall& call, uint32_t c, uint32_t j, int64_t time) {
+  void StepKernel(const fb::KernelCall& call, uint32_t c, uint32_t j, Time time) {
     const auto* args = call.args();
     if (args->size() == 0) return;
     const int32_t ret = args->Get(args->size() - 1);
     for (uint32_t k = 0; k + 1 < args->size(); ++k) {
       const int32_t a = args->Get(k);
-      if (a == ret || InList(plan_, ret, a)) continue;
+      if (a == ret || InList(ret, a)) continue;
       ReadChecked(a, time, c, j, k);
     }
     Write(ret, time);
   }
 
-  void Step(const fb::Instruction& instruction, uint32_t c, uint32_t j, int64_t time) {
+  void Step(const fb::Instruction& instruction, uint32_t c, uint32_t j, Time time) {
     switch (instruction.instr_args_type()) {
       case fb::InstructionArguments::KernelCall:
         StepKernel(*instruction.instr_args_as_KernelCall(), c, j, time);
@@ -225,7 +313,11 @@ class Liveness {
         // values[to] = values[from]: `to` now shares from's storage.
         const auto* move = instruction.instr_args_as_MoveCall();
         Read(move->move_from(), time);
-        alias_[move->move_to()] = alias_[move->move_from()];
+        if (alias_.empty()) {
+          alias_.resize(n_);
+          for (uint32_t i = 0; i < n_; ++i) alias_[i] = i;
+        }
+        alias_[static_cast<uint32_t>(move->move_to())] = Alias(static_cast<uint32_t>(move->move_from()));
         break;
       }
       case fb::InstructionArguments::JumpFalseCall:
@@ -242,30 +334,38 @@ class Liveness {
   // A tensor live across a backward jump's edge is live over the whole loop.
   void ExtendOverLoops() {
     for (const Loop& loop : loops_) {
-      for (Planned& t : planned_) {
-        if (t.first > t.last || t.last < loop.begin || t.first > loop.end) continue;
-        if (t.first < loop.begin || t.last > loop.end) {
-          t.first = std::min(t.first, loop.begin);
-          t.last = std::max(t.last, loop.end);
-        }
+      for (Lifetime& life : life_) {
+        if (!life.touched() || life.last < loop.begin || life.first > loop.end) continue;
+        life.first = std::min(life.first, loop.begin);
+        life.last = std::max(life.last, loop.end);
       }
     }
   }
 
+  void ReportOverlap(uint32_t a, uint32_t b) const;
+
   const ProgramContext& ctx_;
   const fb::ExecutionPlan& plan_;
   uint32_t p_;
+  const PlanFacts& facts_;
+  const std::vector<PlannedRange>& planned_;
   uint32_t n_;
-  std::vector<int32_t> slot_;   // value -> index in planned_, or -1
-  std::vector<uint32_t> alias_;  // value -> the value whose storage it uses
-  std::vector<Planned> planned_;
+  Time end_ = 0;
+  std::vector<int32_t> slot_;    // value -> slot, or -1
+  std::vector<uint32_t> alias_;  // value -> the value whose storage it uses; empty: itself
+  std::vector<Lifetime> life_;
+  std::vector<uint8_t> flags_;
+  std::vector<uint32_t> place_;  // slot -> place
   std::vector<uint8_t> place_written_;
+  std::vector<PlaceKey> by_place_;  // every slot, by (memory_id, offset, end)
+  bool shared_bytes_ = false;       // some two planned tensors share a byte
+  std::vector<UnwrittenRead> unwritten_reads_;
   std::vector<Loop> loops_;
 };
 
-// Range-maximum over the planned tensors in (memory_id, offset) order of the
-// end byte of the live ones, so that "does a live tensor overlap [b, e)" is
-// one O(log n) query.
+// Range-maximum over the live planned tensors in (memory_id, offset) order
+// of their end byte, so that "does a live tensor overlap [b, e)" is one
+// O(log n) query.
 class MaxEndTree {
  public:
   explicit MaxEndTree(size_t n) {
@@ -302,73 +402,76 @@ class MaxEndTree {
   std::vector<uint32_t> who_;
 };
 
-void ReportOverlap(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
-                   const Planned& a, const Planned& b) {
-  ctx.Report(rules::kMemoryLiveOverlap, TensorAt(plan, a.value)->allocation_info(),
-             Str(ValuePath(p, a.value), ".val.allocation_info"),
-             Str("planned tensor value ", a.value, " [", Hex(a.offset), ", ", Hex(a.end),
-                 ") of buffer ", a.memory_id, ", live over instructions [", a.first - 1, ", ",
-                 a.last - 1, "], overlaps value ", b.value, " [", Hex(b.offset), ", ", Hex(b.end),
-                 "), live over [", b.first - 1, ", ", b.last - 1, "]"));
+// `slots` in increasing order of `time(slot)`, stable; times lie in [0, end].
+template <typename TimeOf>
+std::vector<uint32_t> ByTime(const std::vector<uint32_t>& slots, Time end, TimeOf time) {
+  std::vector<uint32_t> start(static_cast<size_t>(end) + 2, 0);
+  for (const uint32_t s : slots) ++start[static_cast<size_t>(time(s)) + 1];
+  for (size_t t = 1; t < start.size(); ++t) start[t] += start[t - 1];
+  std::vector<uint32_t> sorted(slots.size());
+  for (const uint32_t s : slots) sorted[start[static_cast<size_t>(time(s))]++] = s;
+  return sorted;
 }
 
-// Sweep over time: insert tensors as they become live, drop those whose
-// lifetime ended, and query the byte ranges of the live ones.
-void CheckLiveOverlap(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
-                      std::vector<Planned>& planned) {
-  std::vector<uint32_t> live;  // touched tensors
-  for (uint32_t s = 0; s < planned.size(); ++s) {
-    if (planned[s].first <= planned[s].last) live.push_back(s);
+void Liveness::ReportOverlap(uint32_t a, uint32_t b) const {
+  const PlannedRange& x = planned_[a];
+  const PlannedRange& y = planned_[b];
+  ctx_.Report(rules::kMemoryLiveOverlap, TensorAt(plan_, x.value)->allocation_info(),
+              Str(ValuePath(p_, x.value), ".val.allocation_info"),
+              Str("planned tensor value ", x.value, " [", Hex(x.offset), ", ", Hex(x.end),
+                  ") of buffer ", x.memory_id, ", live over instructions [", life_[a].first - 1,
+                  ", ", life_[a].last - 1, "], overlaps value ", y.value, " [", Hex(y.offset),
+                  ", ", Hex(y.end), "), live over [", life_[b].first - 1, ", ",
+                  life_[b].last - 1, "]"));
+}
+
+void Liveness::CheckLiveOverlap() const {
+  if (!shared_bytes_) return;
+  std::vector<PlaceKey> live;  // touched tensors, by place
+  for (const PlaceKey& k : by_place_) {
+    if (life_[k.slot].touched()) live.push_back(k);
   }
   if (live.size() < 2) return;
-  std::vector<uint32_t> by_place = live;
-  std::sort(by_place.begin(), by_place.end(), [&](uint32_t a, uint32_t b) {
-    return std::pair{planned[a].memory_id, planned[a].offset} <
-           std::pair{planned[b].memory_id, planned[b].offset};
-  });
-  std::vector<uint32_t> rank(planned.size(), 0);
-  for (uint32_t r = 0; r < by_place.size(); ++r) rank[by_place[r]] = r;
+  std::vector<uint32_t> rank(planned_.size(), 0);
+  std::vector<uint32_t> slots(live.size());
+  for (uint32_t r = 0; r < live.size(); ++r) {
+    rank[live[r].slot] = r;
+    slots[r] = live[r].slot;
+  }
   const auto lower = [&](uint32_t memory_id, uint64_t offset) {
-    return static_cast<size_t>(
-        std::lower_bound(by_place.begin(), by_place.end(), std::pair{memory_id, offset},
-                         [&](uint32_t s, const std::pair<uint32_t, uint64_t>& key) {
-                           return std::pair{planned[s].memory_id, planned[s].offset} < key;
-                         }) -
-        by_place.begin());
+    const PlaceKey key{offset, memory_id, 0};
+    return static_cast<size_t>(std::lower_bound(live.begin(), live.end(), key, PlaceLess) -
+                               live.begin());
   };
-  std::vector<uint32_t> by_first = live;
-  std::sort(by_first.begin(), by_first.end(),
-            [&](uint32_t a, uint32_t b) { return planned[a].first < planned[b].first; });
-  std::vector<uint32_t> by_last = live;
-  std::sort(by_last.begin(), by_last.end(),
-            [&](uint32_t a, uint32_t b) { return planned[a].last < planned[b].last; });
+  const auto by_first = ByTime(slots, end_, [&](uint32_t s) { return life_[s].first; });
+  const auto by_last = ByTime(slots, end_, [&](uint32_t s) { return life_[s].last; });
 
-  MaxEndTree tree(by_place.size());
+  MaxEndTree tree(live.size());
   size_t expired = 0;
   for (const uint32_t s : by_first) {
-    const Planned& t = planned[s];
-    for (; expired < by_last.size() && planned[by_last[expired]].last < t.first; ++expired) {
+    const PlannedRange& t = planned_[s];
+    for (; expired < by_last.size() && life_[by_last[expired]].last < life_[s].first; ++expired) {
       tree.Set(rank[by_last[expired]], 0, 0);
     }
     const size_t lo = lower(t.memory_id, 0);
     const size_t hi = lower(t.memory_id, t.end);
     const auto [max_end, who] = tree.Max(lo, hi);
-    if (max_end > t.offset) ReportOverlap(ctx, plan, p, t, planned[who]);
+    if (max_end > t.offset) ReportOverlap(s, who);
     tree.Set(rank[s], t.end, s);
   }
 }
 
 }  // namespace
 
-void ValidateMemoryPlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
+void ValidateMemoryPlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                        const PlanFacts& facts) {
   if (plan.values() == nullptr || plan.chains() == nullptr || plan.inputs() == nullptr ||
-      plan.outputs() == nullptr) {
+      plan.outputs() == nullptr || facts.planned.empty()) {
     return;
   }
-  Liveness liveness(ctx, plan, p);
-  if (liveness.planned().empty()) return;
+  Liveness liveness(ctx, plan, p, facts);
   liveness.Run();
-  CheckLiveOverlap(ctx, plan, p, liveness.planned());
+  liveness.CheckLiveOverlap();
 }
 
 }  // namespace accelcheck::pte

@@ -70,7 +70,8 @@ bool IsListType(fb::KernelTypes type) {
 
 // #31-#33: plan inputs and outputs.
 void CheckIo(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
-             const flatbuffers::Vector<int32_t>* io, std::string_view name, bool is_input) {
+             const PlanFacts& facts, const flatbuffers::Vector<int32_t>* io,
+             std::string_view name, bool is_input) {
   if (io == nullptr) return;
   const uint32_t n = ValueCount(plan);
   std::vector<uint8_t> seen(is_input ? n : 0, 0);
@@ -82,7 +83,7 @@ void CheckIo(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t 
                  Str(name, " index ", index, " is outside values [0, ", n, ")"));
       continue;
     }
-    const fb::KernelTypes type = plan.values()->Get(index)->val_type();
+    const fb::KernelTypes type = facts.TypeOf(static_cast<uint32_t>(index));
     if (IsListType(type)) {
       ctx.Report(rules::kPlanIoType, io->data() + i, path(),
                  Str(name, " value ", index, " is a ", fb::EnumNameKernelTypes(type),
@@ -333,13 +334,14 @@ void ValidatePlanNames(const ProgramContext& ctx) {
   }
 }
 
-void ValidatePlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
+void ValidatePlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                  const PlanFacts& facts) {
   CheckName(ctx, plan, p);
   CheckRequiredFields(ctx, plan, p);
   CheckContainerMeta(ctx, plan, p);
   CheckChains(ctx, plan, p);
-  CheckIo(ctx, plan, p, plan.inputs(), "inputs", true);
-  CheckIo(ctx, plan, p, plan.outputs(), "outputs", false);
+  CheckIo(ctx, plan, p, facts, plan.inputs(), "inputs", true);
+  CheckIo(ctx, plan, p, facts, plan.outputs(), "outputs", false);
   CheckBuffers(ctx, plan, p);
   std::vector<uint8_t> ops(plan.operators() ? plan.operators()->size() : 0, 0);
   std::vector<uint8_t> delegates(plan.delegates() ? plan.delegates()->size() : 0, 0);

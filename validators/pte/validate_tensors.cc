@@ -94,7 +94,8 @@ void CheckDimOrder(const TensorRef& t) {
 }
 
 // #48: numel and nbytes fit in 64 bits (the runtime multiplies unchecked).
-bool CheckNumel(const TensorRef& t) {
+// Sets `nbytes` when the type has an element size.
+void CheckNumel(const TensorRef& t, std::optional<uint64_t>& nbytes) {
   const auto* sizes = t.tensor.sizes();
   const uint64_t element = ElementSize(static_cast<int8_t>(t.tensor.scalar_type()));
   uint64_t numel = 1;
@@ -103,16 +104,18 @@ bool CheckNumel(const TensorRef& t) {
     if (!product) {
       t.Report(rules::kTensorNumelOverflow, sizes, "sizes",
                "the product of sizes overflows a signed 64-bit numel");
-      return false;
+      return;
     }
     numel = static_cast<uint64_t>(*product);
   }
-  if (element != 0 && TensorNbytes(t.tensor) == std::nullopt) {
+  if (element == 0) return;
+  const auto product = CheckedMul(numel, element);
+  if (!product || *product > static_cast<uint64_t>(INT64_MAX)) {
     t.Report(rules::kTensorNumelOverflow, sizes, "sizes",
              Str("numel ", numel, " * element size ", element, " overflows 64 bits"));
-    return false;
+    return;
   }
-  return true;
+  nbytes = product;
 }
 
 // #49, #50: dynamism and layout enums.
@@ -295,8 +298,8 @@ void CheckExternal(const TensorRef& t) {
   }
 }
 
-void CheckDataSource(const TensorRef& t, std::optional<uint64_t> nbytes) {
-  switch (SourceOf(t.tensor)) {
+void CheckDataSource(const TensorRef& t, DataSource source, std::optional<uint64_t> nbytes) {
+  switch (source) {
     case DataSource::kConstant:
       CheckConstant(t, nbytes);
       break;
@@ -313,15 +316,31 @@ void CheckDataSource(const TensorRef& t, std::optional<uint64_t> nbytes) {
   if (t.tensor.allocation_info() != nullptr) CheckPlanned(t, nbytes);
 }
 
-void CheckTensor(const TensorRef& t) {
+// The planned bytes of the tensor, for the memory plan pass; zero-byte
+// tensors hold none, so they never overlap.
+void RecordPlanned(const TensorRef& t, std::optional<uint64_t> nbytes, PlanFacts& facts) {
+  const auto* info = t.tensor.allocation_info();
+  if (info == nullptr || !nbytes || *nbytes == 0) return;
+  const uint64_t offset =
+      uint64_t{info->memory_offset_low()} | (uint64_t{info->memory_offset_high()} << 32);
+  const auto end = CheckedAdd(offset, *nbytes);
+  if (!end) return;  // pte.tensor.memory_bounds
+  facts.planned.push_back(PlannedRange{offset, *end, info->memory_id(), t.i});
+}
+
+void CheckTensor(const TensorRef& t, PlanFacts& facts) {
   CheckScalarType(t);
   CheckStorageOffset(t);
   const bool sizes_ok = CheckSizes(t);
   CheckDimOrder(t);
-  const bool numel_ok = sizes_ok && CheckNumel(t);
+  std::optional<uint64_t> nbytes;
+  if (sizes_ok) CheckNumel(t, nbytes);
   CheckDynamismAndLayout(t);
   CheckExtraInfo(t);
-  CheckDataSource(t, numel_ok ? TensorNbytes(t.tensor) : std::nullopt);
+  const DataSource source = SourceOf(t.tensor);
+  facts.values[t.i].source = source;
+  CheckDataSource(t, source, nbytes);
+  RecordPlanned(t, nbytes, facts);
 }
 
 }  // namespace
@@ -346,13 +365,14 @@ std::vector<uint64_t> ConstantLimits(const fb::Program& program) {
   return limits;
 }
 
-void ValidateTensors(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
+void ValidateTensors(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                     PlanFacts& facts) {
   const auto* values = plan.values();
   if (values == nullptr) return;
   for (uint32_t i = 0; i < values->size(); ++i) {
     const fb::EValue* value = values->Get(i);
     if (value->val_type() != fb::KernelTypes::Tensor || value->val() == nullptr) continue;
-    CheckTensor(TensorRef{ctx, plan, *value->val_as_Tensor(), p, i});
+    CheckTensor(TensorRef{ctx, plan, *value->val_as_Tensor(), p, i}, facts);
   }
 }
 

@@ -28,9 +28,9 @@ bool CheckTag(const ProgramContext& ctx, const fb::EValue& value, uint32_t p, ui
 
 // #41-#43: one list item refers to a value of the right type, earlier in
 // the table (parse_values initialises values in index order).
-void CheckItem(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p, uint32_t i,
+void CheckItem(const ProgramContext& ctx, const PlanFacts& facts, uint32_t p, uint32_t i,
                KernelTypes list_type, int64_t item, const void* at, uint32_t k) {
-  const uint32_t n = plan.values()->size();
+  const auto n = static_cast<uint32_t>(facts.values.size());
   const auto path = [&] { return Str(ValuePath(p, i), ".val.items[", k, "]"); };
   if (list_type == KernelTypes::OptionalTensorList && item == -1) return;
   if (item < 0 || item >= n) {
@@ -38,7 +38,7 @@ void CheckItem(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_
                Str("item ", item, " is outside values [0, ", n, ")"));
     return;
   }
-  const KernelTypes element = plan.values()->Get(static_cast<uint32_t>(item))->val_type();
+  const KernelTypes element = facts.TypeOf(static_cast<uint32_t>(item));
   const bool ok = list_type == KernelTypes::IntList ? element == KernelTypes::Int
                   : list_type == KernelTypes::TensorList
                       ? element == KernelTypes::Tensor
@@ -58,8 +58,8 @@ void CheckItem(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_
 }
 
 template <typename List>
-void CheckIndexList(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
-                    uint32_t i, KernelTypes type, const List* list) {
+void CheckIndexList(const ProgramContext& ctx, const PlanFacts& facts, uint32_t p, uint32_t i,
+                    KernelTypes type, const List* list) {
   const auto* items = list->items();
   if (items == nullptr) {
     ctx.Report(rules::kValueListItemsNull, list, Str(ValuePath(p, i), ".val.items"),
@@ -67,7 +67,7 @@ void CheckIndexList(const ProgramContext& ctx, const fb::ExecutionPlan& plan, ui
     return;
   }
   for (uint32_t k = 0; k < items->size(); ++k) {
-    CheckItem(ctx, plan, p, i, type, items->Get(k), items->data() + k, k);
+    CheckItem(ctx, facts, p, i, type, items->Get(k), items->data() + k, k);
   }
 }
 
@@ -81,7 +81,7 @@ void CheckInlineList(const ProgramContext& ctx, uint32_t p, uint32_t i, KernelTy
 }
 
 // #40: the payload of each type.
-void CheckPayload(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+void CheckPayload(const ProgramContext& ctx, const PlanFacts& facts, uint32_t p,
                   const fb::EValue& value, uint32_t i) {
   switch (value.val_type()) {
     case KernelTypes::String:
@@ -91,13 +91,13 @@ void CheckPayload(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint
       }
       break;
     case KernelTypes::IntList:
-      CheckIndexList(ctx, plan, p, i, KernelTypes::IntList, value.val_as_IntList());
+      CheckIndexList(ctx, facts, p, i, KernelTypes::IntList, value.val_as_IntList());
       break;
     case KernelTypes::TensorList:
-      CheckIndexList(ctx, plan, p, i, KernelTypes::TensorList, value.val_as_TensorList());
+      CheckIndexList(ctx, facts, p, i, KernelTypes::TensorList, value.val_as_TensorList());
       break;
     case KernelTypes::OptionalTensorList:
-      CheckIndexList(ctx, plan, p, i, KernelTypes::OptionalTensorList,
+      CheckIndexList(ctx, facts, p, i, KernelTypes::OptionalTensorList,
                      value.val_as_OptionalTensorList());
       break;
     case KernelTypes::DoubleList:
@@ -113,12 +113,13 @@ void CheckPayload(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint
 
 }  // namespace
 
-void ValidateValues(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
+void ValidateValues(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
+                    const PlanFacts& facts) {
   const auto* values = plan.values();
   if (values == nullptr) return;
   for (uint32_t i = 0; i < values->size(); ++i) {
     const fb::EValue& value = *values->Get(i);
-    if (CheckTag(ctx, value, p, i)) CheckPayload(ctx, plan, p, value, i);
+    if (CheckTag(ctx, value, p, i)) CheckPayload(ctx, facts, p, value, i);
   }
 }
 
