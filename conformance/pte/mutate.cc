@@ -362,6 +362,14 @@ bool NoPlans(Ctx& c) {
   if (c.file.program.backend_delegate_data && !c.file.program.backend_delegate_data->empty()) {
     return Decline(c, "the input has delegate data that an empty program would leave unreferenced");
   }
+  for (const ExecutionPlan& plan : Plans(c)) {
+    if (!plan.delegates) continue;
+    for (const BackendDelegate& d : *plan.delegates) {
+      if (d.processed && d.processed->location == 1) {
+        return Decline(c, "a delegate's segment would be left unreferenced by an empty program");
+      }
+    }
+  }
   c.file.program.execution_plan = Vec<ExecutionPlan>{};
   c.path = "execution_plan";
   return true;
