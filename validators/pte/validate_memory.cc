@@ -11,6 +11,7 @@
 #include <array>
 #include <limits>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -77,15 +78,21 @@ void SortByPlace(std::vector<PlaceKey>& keys) {
     offset_bits |= k.offset ^ keys[0].offset;
     id_bits |= k.memory_id ^ keys[0].memory_id;
   }
-  std::vector<PlaceKey> scratch(keys.size());
+  std::vector<int> digits;  // the key bytes that vary
   for (int d = 0; d < kKeyBytes; ++d) {
-    const uint32_t varying = d < 8 ? static_cast<uint32_t>(offset_bits >> (8 * d)) & 0xff
-                                   : (id_bits >> (8 * (d - 8))) & 0xff;
-    if (varying == 0) continue;
-    std::array<uint32_t, 257> start{};
-    for (const PlaceKey& k : keys) ++start[KeyByte(k, d) + 1];
-    for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-    for (const PlaceKey& k : keys) scratch[start[KeyByte(k, d)]++] = k;
+    const uint64_t bits = d < 8 ? offset_bits >> (8 * d) : id_bits >> (8 * (d - 8));
+    if ((bits & 0xff) != 0) digits.push_back(d);
+  }
+  std::vector<std::array<uint32_t, 257>> start(digits.size());
+  for (auto& s : start) s.fill(0);
+  for (const PlaceKey& k : keys) {
+    for (size_t i = 0; i < digits.size(); ++i) ++start[i][KeyByte(k, digits[i]) + 1];
+  }
+  std::vector<PlaceKey> scratch(keys.size());
+  for (size_t i = 0; i < digits.size(); ++i) {
+    auto& next = start[i];
+    for (size_t b = 1; b < next.size(); ++b) next[b] += next[b - 1];
+    for (const PlaceKey& k : keys) scratch[next[KeyByte(k, digits[i])]++] = k;
     keys.swap(scratch);
   }
 }
@@ -104,14 +111,9 @@ class Liveness {
         n_(plan.values()->size()),
         slot_(n_, -1),
         life_(planned_.size()),
-        flags_(planned_.size(), 0),
-        place_(planned_.size(), 0) {
+        flags_(planned_.size(), 0) {
     for (uint32_t s = 0; s < planned_.size(); ++s) slot_[planned_[s].value] = static_cast<int32_t>(s);
-    by_place_.reserve(planned_.size());
-    for (uint32_t s = 0; s < planned_.size(); ++s) {
-      by_place_.push_back(PlaceKey{planned_[s].offset, planned_[s].memory_id, s});
-    }
-    SortByPlace(by_place_);
+    OrderByPlace();
     AssignPlaces();
   }
 
@@ -167,38 +169,68 @@ class Liveness {
     Time end;
   };
 
+  // The slot at position k of the order by (memory_id, offset, end).
+  uint32_t SlotAt(size_t k) const { return order_.empty() ? static_cast<uint32_t>(k) : order_[k]; }
+
+  static bool PlaceBefore(const PlannedRange& a, const PlannedRange& b) {
+    return std::tie(a.memory_id, a.offset, a.end) < std::tie(b.memory_id, b.offset, b.end);
+  }
+
+  // Orders the slots by (memory_id, offset, end). A planner that lays
+  // tensors out one after another leaves them in that order already, and
+  // then nothing is sorted.
+  void OrderByPlace() {
+    bool sorted = true;
+    for (size_t s = 1; s < planned_.size() && sorted; ++s) {
+      sorted = !PlaceBefore(planned_[s], planned_[s - 1]);
+    }
+    if (sorted) return;
+    std::vector<PlaceKey> keys(planned_.size());
+    for (uint32_t s = 0; s < planned_.size(); ++s) {
+      keys[s] = PlaceKey{planned_[s].offset, planned_[s].memory_id, s};
+    }
+    SortByPlace(keys);
+    order_.resize(keys.size());
+    for (size_t k = 0; k < keys.size(); ++k) order_[k] = keys[k].slot;
+    // Ties on (memory_id, offset) are views and aliases: few, and short runs.
+    for (size_t k = 0; k < order_.size();) {
+      size_t run = k + 1;
+      while (run < order_.size() && keys[run].memory_id == keys[k].memory_id &&
+             keys[run].offset == keys[k].offset) {
+        ++run;
+      }
+      if (run - k > 1) {
+        std::stable_sort(order_.begin() + k, order_.begin() + run,
+                         [&](uint32_t a, uint32_t b) { return planned_[a].end < planned_[b].end; });
+      }
+      k = run;
+    }
+  }
+
   // Tensors with the same buffer, offset and end share a place: the memory
   // planner gives a view (a reshape it removed) its base's bytes, so writing
   // one is writing the other (#61). On the way, notes whether any two
   // tensors share a byte at all.
   void AssignPlaces() {
+    place_.resize(planned_.size());
     uint32_t places = 0;
     uint64_t widest_end = 0;  // the largest end so far in this buffer
-    for (size_t k = 0; k < by_place_.size();) {
-      size_t run = k + 1;  // [k, run): the same buffer and offset
-      while (run < by_place_.size() && by_place_[run].memory_id == by_place_[k].memory_id &&
-             by_place_[run].offset == by_place_[k].offset) {
-        ++run;
-      }
-      if (run - k > 1) {
-        std::stable_sort(by_place_.begin() + k, by_place_.begin() + run,
-                         [&](const PlaceKey& a, const PlaceKey& b) { return End(a) < End(b); });
-      }
-      const bool same_buffer = k > 0 && by_place_[k - 1].memory_id == by_place_[k].memory_id;
-      if (run - k > 1 || (same_buffer && by_place_[k].offset < widest_end)) shared_bytes_ = true;
+    for (size_t k = 0; k < planned_.size(); ++k) {
+      const uint32_t s = SlotAt(k);
+      const PlannedRange& t = planned_[s];
+      const PlannedRange* previous = k > 0 ? &planned_[SlotAt(k - 1)] : nullptr;
+      const bool same_buffer = previous != nullptr && previous->memory_id == t.memory_id;
       if (!same_buffer) widest_end = 0;
-      for (size_t r = k; r < run; ++r) {
-        if (r > k && End(by_place_[r]) != End(by_place_[r - 1])) ++places;
-        place_[by_place_[r].slot] = places;
-        widest_end = std::max(widest_end, End(by_place_[r]));
+      if (same_buffer && t.offset < widest_end) shared_bytes_ = true;
+      if (previous != nullptr && !(same_buffer && previous->offset == t.offset &&
+                                   previous->end == t.end)) {
+        ++places;
       }
-      ++places;
-      k = run;
+      place_[s] = places;
+      widest_end = std::max(widest_end, t.end);
     }
-    place_written_.assign(places, 0);
+    place_written_.assign(planned_.empty() ? 0 : places + 1, 0);
   }
-
-  uint64_t End(const PlaceKey& k) const { return planned_[k.slot].end; }
 
   uint32_t Alias(uint32_t value) const { return alias_.empty() ? value : alias_[value]; }
 
@@ -357,7 +389,7 @@ class Liveness {
   std::vector<uint8_t> flags_;
   std::vector<uint32_t> place_;  // slot -> place
   std::vector<uint8_t> place_written_;
-  std::vector<PlaceKey> by_place_;  // every slot, by (memory_id, offset, end)
+  std::vector<uint32_t> order_;  // slots by (memory_id, offset, end); empty: already so
   bool shared_bytes_ = false;       // some two planned tensors share a byte
   std::vector<UnwrittenRead> unwritten_reads_;
   std::vector<Loop> loops_;
@@ -428,8 +460,9 @@ void Liveness::ReportOverlap(uint32_t a, uint32_t b) const {
 void Liveness::CheckLiveOverlap() const {
   if (!shared_bytes_) return;
   std::vector<PlaceKey> live;  // touched tensors, by place
-  for (const PlaceKey& k : by_place_) {
-    if (life_[k.slot].touched()) live.push_back(k);
+  for (size_t k = 0; k < planned_.size(); ++k) {
+    const uint32_t s = SlotAt(k);
+    if (life_[s].touched()) live.push_back(PlaceKey{planned_[s].offset, planned_[s].memory_id, s});
   }
   if (live.size() < 2) return;
   std::vector<uint32_t> rank(planned_.size(), 0);
