@@ -23,6 +23,8 @@ class Mutator {
   // A copy of `valid` that breaks `rule` and no other rule with error
   // severity, or nothing when this input offers no place to break it (then
   // `error` says why). `seed` picks among the places when there are several.
+  // A rule between two files (a .pte and its .ptd) breaks when the copy is
+  // validated with the companion file `valid` came with.
   virtual std::optional<std::vector<uint8_t>> Apply(ByteView valid, const Rule& rule, uint64_t seed,
                                                     std::string* error) const = 0;
 };
