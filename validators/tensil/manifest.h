@@ -1,0 +1,61 @@
+// The JSON documents: .tarch and .tmodel (spec/tensil.md §1, §2), decoded
+// with every problem reported, and the checks on their values (§7.1, §7.2).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "validators/core/bytes.h"
+#include "validators/core/sink.h"
+#include "validators/tensil/arch.h"
+
+namespace accelcheck::tensil {
+
+struct FileEntry {
+  std::string file_name;
+  uint64_t base = 0;  // vectors
+  uint64_t size = 0;  // vectors
+};
+
+struct IoEntry {
+  std::string name;
+  uint64_t base = 0;  // DRAM0 vectors
+  uint64_t size = 0;
+};
+
+struct Model {
+  std::string name;
+  std::string prog_file;
+  std::optional<uint64_t> prog_size;  // bytes; absent in the legacy schema
+  std::vector<FileEntry> consts;
+  std::vector<IoEntry> inputs, outputs;
+  Architecture arch;
+  bool load_consts_to_local = false;
+};
+
+// True for a JSON object that names the architecture keys: how .tarch and
+// .tmodel are told from other JSON documents.
+bool LooksLikeTensilJson(ByteView bytes);
+
+// Parses a JSON object, or reports tensil.json.syntax. Nesting is bounded
+// before parsing so that the recursive parser cannot exhaust the stack.
+std::optional<nlohmann::json> ParseObject(ByteView bytes, DiagnosticSink& sink);
+
+// Decodes an architecture object at `path` ("" for a .tarch, "arch" in a
+// .tmodel) and checks its values (#1-#4). Nothing when a value needed to lay
+// out instructions is missing or wrong.
+std::optional<Architecture> DecodeArchitecture(const nlohmann::json& object, const std::string& path,
+                                               DiagnosticSink& sink);
+
+// Decodes a .tmodel and checks the manifest's own values (#6, #8, #10-#12).
+// Nothing when a part later phases need is missing or wrong.
+std::optional<Model> DecodeModel(const nlohmann::json& object, DiagnosticSink& sink);
+
+// Compares a .tmodel's arch with a .tarch, field by field (#5).
+void CheckArchitecturesMatch(const Architecture& model, const Architecture& tarch,
+                             const std::string& tarch_path, DiagnosticSink& sink);
+
+}  // namespace accelcheck::tensil

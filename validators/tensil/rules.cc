@@ -1,0 +1,21 @@
+#include "validators/tensil/rules.h"
+
+namespace accelcheck::tensil {
+
+namespace rules {
+#define TENSIL_RULE(name, id, sev, strict, cat, title, source) \
+  const Rule name{id, Severity::sev, Severity::strict, Category::cat, title, source};
+#include "validators/tensil/rules.def"
+#undef TENSIL_RULE
+}  // namespace rules
+
+RuleTable AllRules() {
+  static const Rule* const kTable[] = {
+#define TENSIL_RULE(name, id, sev, strict, cat, title, source) &rules::name,
+#include "validators/tensil/rules.def"
+#undef TENSIL_RULE
+  };
+  return kTable;
+}
+
+}  // namespace accelcheck::tensil

@@ -1,0 +1,58 @@
+// .tdata rules (spec/tensil.md §7.3): the length, and the encodings whose
+// bit patterns are not all valid.
+#include <bit>
+#include <cmath>
+
+#include "validators/core/checked.h"
+#include "validators/core/text.h"
+#include "validators/tensil/rules.h"
+#include "validators/tensil/validate.h"
+
+namespace accelcheck::tensil {
+
+namespace {
+
+// #9, #14
+bool CheckLength(ByteView tdata, const Model& model, size_t index, DiagnosticSink& sink) {
+  const FileEntry& entry = model.consts[index];
+  const DataTypeInfo& type = InfoOf(model.arch.data_type);
+  const auto scalars = CheckedMul(entry.size, model.arch.array_size);
+  const auto expected = scalars ? CheckedMul(*scalars, type.bytes) : std::nullopt;
+  if (expected && *expected == tdata.size()) return true;
+  sink.Report(rules::kTdataSize, AtPath(Str("consts[", index, "]")),
+              Str(Quoted(entry.file_name), " is ", Hex(tdata.size()), " bytes, expected size ", Hex(entry.size),
+                  " x array_size ", model.arch.array_size, " x ", type.bytes, " bytes = ",
+                  expected ? Hex(*expected) : std::string("(overflow)")));
+  return false;
+}
+
+// #15: Fixed18bp10.toBytes writes bits 18..31 as 0.
+void CheckFp18Words(ByteView tdata, size_t index, DiagnosticSink& sink) {
+  for (uint64_t offset = 0; offset + 4 <= tdata.size() && !sink.full(); offset += 4) {
+    const uint32_t word = *ReadLE<uint32_t>(tdata, offset);
+    if ((word >> 18) == 0) continue;
+    sink.Report(rules::kTdataFp18Padding, {offset, 4, Str("consts[", index, "].data")},
+                Str("FP18BP10 word ", Hex(word), " has bits 18..31 set"));
+  }
+}
+
+// #15: FLOAT32 is big-endian (DataOutputStream.writeFloat).
+void CheckFloatsFinite(ByteView tdata, size_t index, DiagnosticSink& sink) {
+  for (uint64_t offset = 0; offset + 4 <= tdata.size() && !sink.full(); offset += 4) {
+    const uint32_t bits = uint32_t{tdata[offset]} << 24 | uint32_t{tdata[offset + 1]} << 16 |
+                          uint32_t{tdata[offset + 2]} << 8 | tdata[offset + 3];
+    if (std::isfinite(std::bit_cast<float>(bits))) continue;
+    sink.Report(rules::kTdataNonFinite, {offset, 4, Str("consts[", index, "].data")},
+                Str("FLOAT32 constant ", Hex(bits), " is not finite"));
+  }
+}
+
+}  // namespace
+
+void CheckConstants(ByteView tdata, const Model& model, size_t index, DiagnosticSink& sink) {
+  if (!CheckLength(tdata, model, index, sink)) return;
+  if (model.arch.data_type == DataType::kFp18bp10) CheckFp18Words(tdata, index, sink);
+  if (model.arch.data_type == DataType::kFloat32) CheckFloatsFinite(tdata, index, sink);
+}
+
+}  // namespace accelcheck::tensil
