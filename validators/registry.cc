@@ -2,12 +2,15 @@
 
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
+#include "validators/gemini/gemini_format.h"
 #include "validators/pte/pte_format.h"
+#include "validators/tensil/tensil_format.h"
 
 namespace accelcheck {
 
 const std::vector<const Format*>& AllFormats() {
-  static const std::vector<const Format*> kFormats = {&pte::PteFormat()};
+  static const std::vector<const Format*> kFormats = {&pte::PteFormat(), &tensil::TensilFormat(),
+                                                      &gemini::GeminiFormat()};
   return kFormats;
 }
 
