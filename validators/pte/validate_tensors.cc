@@ -13,13 +13,19 @@ namespace {
 constexpr uint32_t kTensorDimensionLimit = 16;  // runtime/core/exec_aten kTensorDimensionLimit
 constexpr uint64_t kMemoryAlignment = 16;
 
-// Everything a tensor check needs to report.
+// Everything a tensor check needs to report, and the fields several checks
+// read, looked up once.
 struct TensorRef {
   const ProgramContext& ctx;
   const fb::ExecutionPlan& plan;
   const fb::Tensor& tensor;
   uint32_t p;
   uint32_t i;
+  const flatbuffers::Vector<int64_t>* buffer_sizes;  // the plan's non_const_buffer_sizes
+  const flatbuffers::Vector<int32_t>* sizes = tensor.sizes();
+  const fb::AllocationDetails* allocation = tensor.allocation_info();
+  const fb::ExtraTensorInfo* extra = tensor.extra_tensor_info();
+  int8_t scalar_type = static_cast<int8_t>(tensor.scalar_type());
 
   std::string Path(std::string_view field) const { return Str(ValuePath(p, i), ".val.", field); }
   void Report(const Rule& rule, const void* at, std::string_view field, std::string message) const {
@@ -29,7 +35,7 @@ struct TensorRef {
 
 // #44: only the declared ScalarType values.
 void CheckScalarType(const TensorRef& t) {
-  const auto type = static_cast<int8_t>(t.tensor.scalar_type());
+  const int8_t type = t.scalar_type;
   if (!IsDeclaredScalarType(type)) {
     t.Report(rules::kTensorScalarType, nullptr, "scalar_type",
              Str("scalar_type ", static_cast<int>(type), " is not a declared ScalarType"));
@@ -46,7 +52,7 @@ void CheckStorageOffset(const TensorRef& t) {
 
 // #46: sizes present, rank within the limit, no negative size.
 bool CheckSizes(const TensorRef& t) {
-  const auto* sizes = t.tensor.sizes();
+  const auto* sizes = t.sizes;
   if (sizes == nullptr) {
     t.Report(rules::kTensorSizesMissing, nullptr, "sizes", "the tensor has no sizes vector");
     return false;
@@ -67,7 +73,7 @@ bool CheckSizes(const TensorRef& t) {
 
 // #47: dim_order is a permutation of [0, rank).
 void CheckDimOrder(const TensorRef& t) {
-  const auto* sizes = t.tensor.sizes();
+  const auto* sizes = t.sizes;
   const auto* order = t.tensor.dim_order();
   if (order == nullptr) {
     t.Report(rules::kTensorDimOrder, nullptr, "dim_order", "the tensor has no dim_order vector");
@@ -96,8 +102,8 @@ void CheckDimOrder(const TensorRef& t) {
 // #48: numel and nbytes fit in 64 bits (the runtime multiplies unchecked).
 // Sets `nbytes` when the type has an element size.
 void CheckNumel(const TensorRef& t, std::optional<uint64_t>& nbytes) {
-  const auto* sizes = t.tensor.sizes();
-  const uint64_t element = ElementSize(static_cast<int8_t>(t.tensor.scalar_type()));
+  const auto* sizes = t.sizes;
+  const uint64_t element = ElementSize(t.scalar_type);
   uint64_t numel = 1;
   for (const int32_t size : *sizes) {
     const auto product = CheckedMulSigned(static_cast<int64_t>(numel), size);
@@ -125,19 +131,19 @@ void CheckDynamismAndLayout(const TensorRef& t) {
     t.Report(rules::kTensorDynamism, nullptr, "shape_dynamism",
              Str("shape_dynamism ", static_cast<int>(dynamism), " is not STATIC, DYNAMIC_BOUND or "
                  "DYNAMIC_UNBOUND"));
-  } else if (t.tensor.shape_dynamism() == fb::TensorShapeDynamism::DYNAMIC_UNBOUND) {
+  } else if (dynamism == static_cast<int8_t>(fb::TensorShapeDynamism::DYNAMIC_UNBOUND)) {
     t.Report(rules::kTensorDynamicUnbound, nullptr, "shape_dynamism",
              "the tensor is DYNAMIC_UNBOUND, which the portable runtime does not support");
   }
-  if (t.tensor.layout() != 0) {
+  if (const int8_t layout = t.tensor.layout(); layout != 0) {
     t.Report(rules::kTensorLayout, nullptr, "layout",
-             Str("layout is ", static_cast<int>(t.tensor.layout()), ", expected 0 (Strided)"));
+             Str("layout is ", static_cast<int>(layout), ", expected 0 (Strided)"));
   }
 }
 
 // #51e, #51f: extra_tensor_info enums and the ignored mutable index.
 void CheckExtraInfo(const TensorRef& t) {
-  const auto* extra = t.tensor.extra_tensor_info();
+  const auto* extra = t.extra;
   if (extra == nullptr) return;
   const auto location = static_cast<int8_t>(extra->location());
   const auto device = static_cast<int8_t>(extra->device_type());
@@ -240,8 +246,8 @@ void CheckMutable(const TensorRef& t, std::optional<uint64_t> nbytes) {
 
 // #51c: planned memory lies inside a declared planned buffer.
 void CheckPlanned(const TensorRef& t, std::optional<uint64_t> nbytes) {
-  const auto* info = t.tensor.allocation_info();
-  const auto* sizes = t.plan.non_const_buffer_sizes();
+  const auto* info = t.allocation;
+  const auto* sizes = t.buffer_sizes;
   const uint32_t id = info->memory_id();
   const uint32_t buffers = sizes ? sizes->size() : 0;
   const uint64_t offset =
@@ -279,9 +285,9 @@ bool SameLayout(const fb::Tensor& tensor, const flat_tensor_flatbuffer::TensorLa
 
 // #51d: EXTERNAL tensors are named, and match the companion .ptd.
 void CheckExternal(const TensorRef& t) {
-  const auto* name = t.tensor.extra_tensor_info()->fully_qualified_name();
+  const auto* name = t.extra->fully_qualified_name();
   if (name == nullptr || name->size() == 0) {
-    t.Report(rules::kTensorExternalName, t.tensor.extra_tensor_info(),
+    t.Report(rules::kTensorExternalName, t.extra,
              "extra_tensor_info.fully_qualified_name",
              "the EXTERNAL tensor has no fully_qualified_name");
     return;
@@ -313,13 +319,13 @@ void CheckDataSource(const TensorRef& t, DataSource source, std::optional<uint64
     case DataSource::kRuntime:
       break;
   }
-  if (t.tensor.allocation_info() != nullptr) CheckPlanned(t, nbytes);
+  if (t.allocation != nullptr) CheckPlanned(t, nbytes);
 }
 
 // The planned bytes of the tensor, for the memory plan pass; zero-byte
 // tensors hold none, so they never overlap.
 void RecordPlanned(const TensorRef& t, std::optional<uint64_t> nbytes, PlanFacts& facts) {
-  const auto* info = t.tensor.allocation_info();
+  const auto* info = t.allocation;
   if (info == nullptr || !nbytes || *nbytes == 0) return;
   const uint64_t offset =
       uint64_t{info->memory_offset_low()} | (uint64_t{info->memory_offset_high()} << 32);
@@ -369,10 +375,13 @@ void ValidateTensors(const ProgramContext& ctx, const fb::ExecutionPlan& plan, u
                      PlanFacts& facts) {
   const auto* values = plan.values();
   if (values == nullptr) return;
+  const auto* buffer_sizes = plan.non_const_buffer_sizes();
+  facts.planned.reserve(values->size());  // an upper bound; untouched capacity costs nothing
   for (uint32_t i = 0; i < values->size(); ++i) {
+    if (facts.TypeOf(i) != fb::KernelTypes::Tensor) continue;
     const fb::EValue* value = values->Get(i);
-    if (value->val_type() != fb::KernelTypes::Tensor || value->val() == nullptr) continue;
-    CheckTensor(TensorRef{ctx, plan, *value->val_as_Tensor(), p, i}, facts);
+    if (value->val() == nullptr) continue;
+    CheckTensor(TensorRef{ctx, plan, *value->val_as_Tensor(), p, i, buffer_sizes}, facts);
   }
 }
 
