@@ -53,6 +53,7 @@ Vec<ExecutionPlan>& Plans(Ctx& c) { return *c.file.program.execution_plan; }
 
 // The plan a mutation adds to: picked by the seed among plans with a chain.
 std::optional<size_t> PickPlan(Ctx& c) {
+  if (!c.file.program.execution_plan) return std::nullopt;
   std::vector<size_t> candidates;
   for (size_t i = 0; i < Plans(c).size(); ++i) {
     const ExecutionPlan& p = Plans(c)[i];
@@ -1312,6 +1313,7 @@ struct ExternalTensor {
 };
 std::vector<ExternalTensor> ExternalTensors(Ctx& c) {
   std::vector<ExternalTensor> out;
+  if (!c.file.program.execution_plan) return out;
   for (size_t p = 0; p < Plans(c).size(); ++p) {
     if (!Plans(c)[p].values) continue;
     for (const EValue& v : *Plans(c)[p].values) {

@@ -40,11 +40,7 @@ constexpr uint64_t kHeaderLengthAt = 12;
 constexpr uint64_t kFlatbufferOffsetAt = 16;
 constexpr uint64_t kFlatbufferSizeAt = 24;
 
-uint64_t Get(const Bytes& b, uint64_t at, int width) {
-  uint64_t value = 0;
-  for (int i = 0; i < width; ++i) value |= uint64_t{b[at + static_cast<uint64_t>(i)]} << (8 * i);
-  return value;
-}
+uint64_t Get64(const Bytes& b, uint64_t at) { return ReadLE<uint64_t>(b, at).value_or(0); }
 
 void Put(Bytes& b, uint64_t at, uint64_t value, int width) {
   for (int i = 0; i < width; ++i) b[at + static_cast<uint64_t>(i)] = static_cast<uint8_t>(value >> (8 * i));
@@ -92,8 +88,8 @@ bool Header(Ctx& c) {
 bool FlatbufferOffset(Ctx& c) {
   c.path = "header.flatbuffer_offset";
   c.patch = [](Bytes& b) {
-    Put(b, kFlatbufferOffsetAt, Get(b, kFlatbufferOffsetAt, 8) + 8, 8);
-    Put(b, kFlatbufferSizeAt, Get(b, kFlatbufferSizeAt, 8) - 8, 8);
+    Put(b, kFlatbufferOffsetAt, Get64(b, kFlatbufferOffsetAt) + 8, 8);
+    Put(b, kFlatbufferSizeAt, Get64(b, kFlatbufferSizeAt) - 8, 8);
   };
   return true;
 }
@@ -130,7 +126,7 @@ bool OldLayout(Ctx& c) {
 // #64: the root table's vtable offset points far outside the buffer.
 bool Verify(Ctx& c) {
   c.path = "";
-  c.patch = [](Bytes& b) { Put(b, Get(b, 0, 4), 0x7fffffff, 4); };
+  c.patch = [](Bytes& b) { Put(b, ReadLE<uint32_t>(b, 0).value_or(0), 0x7fffffff, 4); };
   return true;
 }
 
