@@ -1,0 +1,858 @@
+#include "validators/gemini/decode.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <set>
+
+#include "validators/core/core_rules.h"
+#include "validators/core/text.h"
+#include "validators/gemini/json_reader.h"
+#include "validators/gemini/rules.h"
+
+namespace accelcheck::gemini {
+
+namespace {
+
+template <size_t N>
+using Keys = std::array<std::string_view, N>;
+
+class Decoder {
+ public:
+  Decoder(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir)
+      : reader_(text, limits.max_depth), sink_(sink), ir_(*ir), layers_(&ir->layers) {}
+
+  bool Run();
+
+ private:
+  // Reports at the value being read.
+  void Report(const Rule& rule, std::string message) {
+    sink_.Report(rule, Location{reader_.offset(), std::nullopt, reader_.Pointer()}, std::move(message));
+  }
+  bool ExpectKind(JsonKind want, std::string_view what);
+
+  // Value readers: each reads one value, reporting a type problem and
+  // skipping the value when it has the wrong type.
+  bool Int(int64_t* out);
+  bool Real(double* out);
+  bool Bool(bool* out);
+  bool String(std::string_view* out);
+  bool Layer(uint32_t* out);
+  bool OptionalInt(std::optional<int64_t>* out);
+  bool IntList(std::vector<int64_t>* out);
+  template <size_t N>
+  bool IntArray(std::array<int64_t, N>* out);
+  bool Coordinates(std::array<int64_t, 4>* out) { return IntArray(out); }
+  bool RangePair(Range* out);  // [[lower], [upper]]
+  template <typename T, typename F>
+  bool List(std::vector<T>* out, F&& read_one);
+
+  // Iterates an object's keys: known ones go to `read(index)`, unknown ones
+  // are reported and skipped, duplicates reported. Returns the keys seen.
+  template <size_t N, typename F>
+  uint64_t Fields(const Keys<N>& keys, F&& read);
+  template <size_t N>
+  void RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
+                   const std::string& path, std::string_view what);
+
+  void Top();
+  void Dram();
+  void DramInEntry(DramIn* in);
+  void DramOutEntry(DramOut* out);
+  void DestinationEntry(Destination* d);
+  void CoreList(Core* core);
+  void WorkloadObject(Workload* w);
+  void TileInfo(std::vector<Tile>* tiles);
+  void TileObject(Tile* t);
+  void IfmapEntry(Ifmap* f);
+  void OfmapEntry(Ofmap* f);
+  void WeightObject(Weight* w);
+  void BufferEntryObject(BufferEntry* e);
+  void SourceEntry(Source* s);
+  void Wl0EntryObject(Wl0Entry* e);
+  void Rings(std::vector<std::pair<int64_t, int64_t>>* rings);
+
+  JsonReader reader_;
+  DiagnosticSink& sink_;
+  Ir& ir_;
+  LayerTable layers_;
+};
+
+bool Decoder::ExpectKind(JsonKind want, std::string_view what) {
+  const JsonKind kind = reader_.Peek();
+  if (kind == want || reader_.failed()) return kind == want;
+  if (kind == JsonKind::kInvalid) {
+    reader_.Skip();  // records the syntax error
+    return false;
+  }
+  Report(rules::kSchemaType, Str("expected ", what, " but found ", JsonKindName(kind)));
+  reader_.Skip();
+  return false;
+}
+
+bool Decoder::Int(int64_t* out) {
+  if (!ExpectKind(JsonKind::kNumber, "an integer")) return false;
+  JsonNumber number;
+  const uint64_t at = reader_.offset();
+  const std::string pointer = reader_.Pointer();
+  if (!reader_.ReadNumber(&number)) return false;
+  if (!number.integral || !number.fits) {
+    sink_.Report(rules::kJsonNumberRange, Location{at, reader_.offset() - at, pointer},
+                 number.integral ? Str("integer does not fit in 64 bits")
+                                 : Str("expected an integer but found ", number.real));
+    return false;
+  }
+  *out = number.integer;
+  return true;
+}
+
+bool Decoder::Real(double* out) {
+  if (!ExpectKind(JsonKind::kNumber, "a number")) return false;
+  JsonNumber number;
+  if (!reader_.ReadNumber(&number)) return false;
+  *out = number.real;
+  return true;
+}
+
+bool Decoder::Bool(bool* out) {
+  const JsonKind kind = reader_.Peek();
+  if (kind != JsonKind::kTrue && kind != JsonKind::kFalse) {
+    ExpectKind(JsonKind::kTrue, "a boolean");
+    return false;
+  }
+  return reader_.ReadBool(out);
+}
+
+bool Decoder::String(std::string_view* out) {
+  return ExpectKind(JsonKind::kString, "a string") && reader_.ReadString(out);
+}
+
+bool Decoder::Layer(uint32_t* out) {
+  std::string_view name;
+  if (!String(&name)) return false;
+  *out = layers_.Intern(name);
+  return true;
+}
+
+bool Decoder::OptionalInt(std::optional<int64_t>* out) {
+  if (reader_.Peek() == JsonKind::kNull) {
+    out->reset();
+    return reader_.ReadNull();
+  }
+  int64_t value;
+  if (!Int(&value)) return false;
+  *out = value;
+  return true;
+}
+
+bool Decoder::IntList(std::vector<int64_t>* out) {
+  return List(out, [this](int64_t* v) { Int(v); });
+}
+
+template <size_t N>
+bool Decoder::IntArray(std::array<int64_t, N>* out) {
+  if (!ExpectKind(JsonKind::kArray, "a list")) return false;
+  const uint64_t at = reader_.offset();
+  const std::string pointer = reader_.Pointer();
+  reader_.BeginArray();
+  size_t count = 0;
+  bool ok = true;
+  while (reader_.NextElement()) {
+    if (count < N) {
+      ok = Int(&(*out)[count]) && ok;
+    } else {
+      reader_.Skip();
+    }
+    ++count;
+  }
+  if (reader_.failed()) return false;
+  if (count != N) {
+    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, pointer},
+                 Str("expected a list of ", N, " integers but found ", count, " elements"));
+    return false;
+  }
+  return ok;
+}
+
+bool Decoder::RangePair(Range* out) {
+  if (!ExpectKind(JsonKind::kArray, "a list [[lower], [upper]]")) return false;
+  const uint64_t at = reader_.offset();
+  const std::string pointer = reader_.Pointer();
+  reader_.BeginArray();
+  size_t count = 0;
+  bool ok = true;
+  while (reader_.NextElement()) {
+    if (count == 0) {
+      ok = Coordinates(&out->lo) && ok;
+    } else if (count == 1) {
+      ok = Coordinates(&out->hi) && ok;
+    } else {
+      reader_.Skip();
+    }
+    ++count;
+  }
+  if (reader_.failed()) return false;
+  if (count != 2) {
+    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, pointer},
+                 Str("expected [[lower], [upper]] but found ", count, " elements"));
+    return false;
+  }
+  return ok;
+}
+
+template <typename T, typename F>
+bool Decoder::List(std::vector<T>* out, F&& read_one) {
+  if (!ExpectKind(JsonKind::kArray, "a list")) return false;
+  reader_.BeginArray();
+  while (reader_.NextElement()) {
+    out->emplace_back();
+    read_one(&out->back());
+    if (sink_.full()) {
+      while (reader_.NextElement()) reader_.Skip();
+      break;
+    }
+  }
+  return !reader_.failed();
+}
+
+template <size_t N>
+int KeyIndex(const Keys<N>& keys, std::string_view key) {
+  for (size_t i = 0; i < N; ++i) {
+    if (keys[i].size() == key.size() && std::memcmp(keys[i].data(), key.data(), key.size()) == 0) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+template <size_t N, typename F>
+uint64_t Decoder::Fields(const Keys<N>& keys, F&& read) {
+  static_assert(N <= 64);
+  uint64_t seen = 0;
+  std::vector<std::string> unknown;
+  std::string_view key;
+  uint64_t key_offset = 0;
+  reader_.BeginObject();
+  while (reader_.NextKey(&key, &key_offset)) {
+    const int index = KeyIndex(keys, key);
+    if (index < 0) {
+      const bool repeated = std::find(unknown.begin(), unknown.end(), key) != unknown.end();
+      if (repeated) {
+        sink_.Report(rules::kJsonDuplicateKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
+                     Str("key ", Quoted(key), " appears twice in one object"));
+      } else {
+        sink_.Report(rules::kSchemaUnknownKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
+                     Str("key ", Quoted(key), " is not defined for this object"));
+        unknown.emplace_back(key);
+      }
+      reader_.Skip();
+      continue;
+    }
+    const uint64_t bit = uint64_t{1} << index;
+    if (seen & bit) {
+      sink_.Report(rules::kJsonDuplicateKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
+                   Str("key ", Quoted(key), " appears twice in one object"));
+      reader_.Skip();
+      continue;
+    }
+    seen |= bit;
+    read(index);
+  }
+  return seen;
+}
+
+template <size_t N>
+void Decoder::RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
+                          const std::string& path, std::string_view what) {
+  if (reader_.failed()) return;
+  for (size_t i = 0; i < N; ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    if ((required & bit) && !(seen & bit)) {
+      sink_.Report(rules::kSchemaMissingKey, Location{object_offset, std::nullopt, path},
+                   Str(what, " has no key ", Quoted(keys[i])));
+    }
+  }
+}
+
+constexpr uint64_t Bits(std::initializer_list<int> indices) {
+  uint64_t mask = 0;
+  for (int i : indices) mask |= uint64_t{1} << i;
+  return mask;
+}
+
+// Reads a string field whose value must be one of `names`; returns the index.
+template <size_t N>
+std::optional<size_t> EnumIndex(const Keys<N>& names, std::string_view value) {
+  const int index = KeyIndex(names, value);
+  if (index < 0) return std::nullopt;
+  return static_cast<size_t>(index);
+}
+
+// ---- DRAM ------------------------------------------------------------------
+
+void Decoder::DestinationEntry(Destination* d) {
+  static constexpr Keys<4> kKeys = {"core_id", "type", "workload_id", "layer_name"};
+  if (!ExpectKind(JsonKind::kObject, "a destination object")) return;
+  const uint64_t at = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&d->core_id); break;
+      case 1: {
+        std::string_view type;
+        if (!String(&type)) break;
+        static constexpr Keys<2> kTypes = {"core", "DRAM"};
+        const auto index = EnumIndex(kTypes, type);
+        if (!index) {
+          Report(rules::kSchemaEnum, Str("destination type ", Quoted(type), " is neither \"core\" nor \"DRAM\""));
+          break;
+        }
+        d->type = *index == 0 ? DestinationType::kCore : DestinationType::kDram;
+        break;
+      }
+      case 2: Int(&d->workload_id); break;
+      case 3: Layer(&d->layer); break;
+    }
+  });
+  uint64_t required = Bits({0, 1});
+  if (d->type == DestinationType::kCore) required |= Bits({2});
+  RequireKeys(kKeys, seen, required, at, path, "destination");
+}
+
+void Decoder::DramInEntry(DramIn* in) {
+  static constexpr Keys<7> kKeys = {"core_id", "workload_id", "layer_name", "lower", "upper", "transfer_id",
+                                    "related_ofmap"};
+  if (!ExpectKind(JsonKind::kObject, "a DRAM in object")) return;
+  in->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&in->core_id); break;
+      case 1: Int(&in->workload_id); break;
+      case 2: Layer(&in->layer); break;
+      case 3: Coordinates(&in->range.lo); break;
+      case 4: Coordinates(&in->range.hi); break;
+      case 5: Int(&in->transfer_id); break;
+      case 6: IntList(&in->related_ofmap); break;
+    }
+  });
+  // related_ofmap is absent on network outputs (spec/gemini.md §2.1).
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), in->offset, path, "DRAM in entry");
+}
+
+void Decoder::DramOutEntry(DramOut* out) {
+  static constexpr Keys<7> kKeys = {"transfer_id", "type", "lower", "upper", "size", "related_ifmap",
+                                    "destination"};
+  if (!ExpectKind(JsonKind::kObject, "a DRAM out object")) return;
+  out->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&out->transfer_id); break;
+      case 1: {
+        std::string_view type;
+        if (!String(&type)) break;
+        if (type == "weight") {
+          out->type = OutType::kWeight;
+        } else if (type == "fmap") {
+          out->type = OutType::kFmap;
+        } else {
+          Report(rules::kSchemaEnum, Str("DRAM out type ", Quoted(type), " is neither \"weight\" nor \"fmap\""));
+        }
+        break;
+      }
+      case 2: Coordinates(&out->range.lo); break;
+      case 3: Coordinates(&out->range.hi); break;
+      case 4: Int(&out->size); break;
+      case 5: IntList(&out->related_ifmap); break;
+      case 6: List(&out->destinations, [this](Destination* d) { DestinationEntry(d); }); break;
+    }
+  });
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6}), out->offset, path, "DRAM out entry");
+}
+
+void Decoder::Dram() {
+  static constexpr Keys<2> kKeys = {"in", "out"};
+  if (!ExpectKind(JsonKind::kObject, "the DRAM object")) return;
+  ir_.dram_offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    if (field == 0) {
+      List(&ir_.dram_in, [this](DramIn* in) { DramInEntry(in); });
+    } else {
+      List(&ir_.dram_out, [this](DramOut* out) { DramOutEntry(out); });
+    }
+  });
+  RequireKeys(kKeys, seen, Bits({0, 1}), ir_.dram_offset, path, "the DRAM object \"-1\"");
+}
+
+// ---- Workloads -------------------------------------------------------------
+
+void Decoder::SourceEntry(Source* s) {
+  static constexpr Keys<7> kKeys = {"core_id", "layer_name", "lower", "upper", "size", "transfer_id", "type"};
+  if (!ExpectKind(JsonKind::kObject, "a source object")) return;
+  s->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&s->core_id); break;
+      case 1: Layer(&s->layer); break;
+      case 2: Coordinates(&s->range.lo); break;
+      case 3: Coordinates(&s->range.hi); break;
+      case 4: Int(&s->size); break;
+      case 5: Int(&s->transfer_id); break;
+      case 6: {
+        std::string_view type;
+        if (!String(&type)) break;
+        if (type == "DRAM") {
+          s->type = SourceType::kDram;
+        } else if (type == "core") {
+          s->type = SourceType::kCore;
+        } else {
+          Report(rules::kSchemaEnum, Str("source type ", Quoted(type), " is neither \"DRAM\" nor \"core\""));
+        }
+        break;
+      }
+    }
+  });
+  uint64_t required = Bits({0, 2, 3, 4, 5, 6});
+  if (s->type == SourceType::kCore) required |= Bits({1});
+  RequireKeys(kKeys, seen, required, s->offset, path, "source");
+}
+
+void Decoder::BufferEntryObject(BufferEntry* e) {
+  static constexpr Keys<15> kKeys = {"address",     "align",       "bitwidth",  "lower",     "upper",
+                                     "size",        "tensor_id",   "tensor_order", "type",   "layer_name",
+                                     "newly_added", "source",      "transfer_id", "cur_wl_ifmap", "start_send"};
+  if (!ExpectKind(JsonKind::kObject, "a buffer entry object")) return;
+  e->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&e->address); break;
+      case 1: Int(&e->align); break;
+      case 2: Int(&e->bitwidth); break;
+      case 3: Coordinates(&e->range.lo); break;
+      case 4: Coordinates(&e->range.hi); break;
+      case 5: Int(&e->size); break;
+      case 6: Int(&e->tensor_id); break;
+      case 7: OptionalInt(&e->tensor_order); break;
+      case 8: {
+        std::string_view type;
+        if (!String(&type)) break;
+        static constexpr Keys<3> kTypes = {"ifmap", "ofmap", "weight"};
+        const auto index = EnumIndex(kTypes, type);
+        if (!index) {
+          Report(rules::kSchemaEnum, Str("buffer entry type ", Quoted(type), " is not ifmap, ofmap or weight"));
+          break;
+        }
+        e->type = static_cast<EntryType>(*index);
+        break;
+      }
+      case 9: Layer(&e->layer); break;
+      case 10: {
+        bool value;
+        if (Bool(&value)) e->newly_added = value;
+        break;
+      }
+      case 11:
+        e->has_sources = true;
+        List(&e->sources, [this](Source* s) { SourceEntry(s); });
+        break;
+      case 12: IntList(&e->transfer_ids); break;
+      case 13: Bool(&e->cur_wl_ifmap); break;
+      case 14: {
+        bool value;
+        if (Bool(&value)) e->start_send = value;
+        break;
+      }
+    }
+  });
+  // Three key sets (spec/gemini.md §2.2): ifmap, weight (+layer_name), and
+  // ofmap store entries (layer_name, start_send; no source or transfer_id).
+  uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7, 8});
+  switch (e->type) {
+    case EntryType::kIfmap: required |= Bits({10, 11, 12}); break;
+    case EntryType::kWeight: required |= Bits({9, 10, 11, 12}); break;
+    case EntryType::kOfmap: required |= Bits({9, 14}); break;
+  }
+  RequireKeys(kKeys, seen, required, e->offset, path, "buffer entry");
+}
+
+void Decoder::Wl0EntryObject(Wl0Entry* e) {
+  static constexpr Keys<10> kKeys = {"address", "align",  "bitwidth",     "layer_name",  "size",
+                                     "source",  "tensor_order", "transfer_id", "lower", "upper"};
+  if (!ExpectKind(JsonKind::kObject, "a WL0 entry object")) return;
+  e->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  Range range;
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&e->address); break;
+      case 1: Int(&e->align); break;
+      case 2: Int(&e->bitwidth); break;
+      case 3: Layer(&e->layer); break;
+      case 4: Int(&e->size); break;
+      case 5: {
+        std::string_view source;
+        if (!String(&source)) break;
+        if (source == "DDR") {
+          e->source = Wl0Source::kDdr;
+        } else if (source == "CORE") {
+          e->source = Wl0Source::kCore;
+        } else {
+          Report(rules::kSchemaEnum, Str("WL0 source ", Quoted(source), " is neither \"DDR\" nor \"CORE\""));
+        }
+        break;
+      }
+      case 6: OptionalInt(&e->tensor_order); break;
+      case 7: IntList(&e->transfer_ids); break;
+      case 8: Coordinates(&range.lo); break;
+      case 9: Coordinates(&range.hi); break;
+    }
+  });
+  uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7});
+  // lower and upper come together or not at all (the description's example has neither).
+  if (seen & Bits({8, 9})) required |= Bits({8, 9});
+  RequireKeys(kKeys, seen, required, e->offset, path, "WL0 entry");
+  if ((seen & Bits({8, 9})) == Bits({8, 9})) e->range = range;
+}
+
+void Decoder::IfmapEntry(Ifmap* f) {
+  static constexpr Keys<6> kKeys = {"align", "bitwidth", "lower", "upper", "size", "transfer_id"};
+  if (!ExpectKind(JsonKind::kObject, "an ifmap object")) return;
+  f->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&f->align); break;
+      case 1: Int(&f->bitwidth); break;
+      case 2: Coordinates(&f->range.lo); break;
+      case 3: Coordinates(&f->range.hi); break;
+      case 4: Int(&f->size); break;
+      case 5: IntList(&f->transfer_ids); break;
+    }
+  });
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), f->offset, path, "ifmap");
+}
+
+void Decoder::OfmapEntry(Ofmap* f) {
+  static constexpr Keys<5> kKeys = {"destination", "lower", "upper", "size", "transfer_id"};
+  if (!ExpectKind(JsonKind::kObject, "an ofmap object")) return;
+  f->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: List(&f->destinations, [this](Destination* d) { DestinationEntry(d); }); break;
+      case 1: Coordinates(&f->range.lo); break;
+      case 2: Coordinates(&f->range.hi); break;
+      case 3: Int(&f->size); break;
+      case 4: Int(&f->transfer_id); break;
+    }
+  });
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4}), f->offset, path, "ofmap");
+}
+
+void Decoder::WeightObject(Weight* w) {
+  static constexpr Keys<4> kKeys = {"lower", "upper", "size", "transfer_id"};
+  if (!ExpectKind(JsonKind::kObject, "a weight object")) return;
+  w->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Coordinates(&w->range.lo); break;
+      case 1: Coordinates(&w->range.hi); break;
+      case 2: Int(&w->size); break;
+      case 3: IntList(&w->transfer_ids); break;
+    }
+  });
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3}), w->offset, path, "weight");
+}
+
+void Decoder::TileObject(Tile* t) {
+  static constexpr Keys<15> kKeys = {"ifmap_lower",   "ifmap_upper",  "ofmap_lower",  "ofmap_upper",
+                                     "single_tile_time_pred", "tile_padding_tblr", "ifmap_lower2",
+                                     "ifmap_upper2",  "act_mini_tile", "ci_cut_num",  "cut_mode",
+                                     "layer_name",    "loop_order",   "mtc0_mtk0",    "out_mini_tile"};
+  if (!ExpectKind(JsonKind::kObject, "a tile object")) return;
+  t->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  Range ifmap2;
+  std::array<int64_t, 2> mtc{};
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Coordinates(&t->ifmap.lo); break;
+      case 1: Coordinates(&t->ifmap.hi); break;
+      case 2: Coordinates(&t->ofmap.lo); break;
+      case 3: Coordinates(&t->ofmap.hi); break;
+      case 4: Real(&t->time_pred); break;
+      case 5: IntArray(&t->padding); break;
+      case 6: Coordinates(&ifmap2.lo); break;
+      case 7: Coordinates(&ifmap2.hi); break;
+      case 8: IntArray(&t->act_mini_tile); break;
+      case 9: Int(&t->ci_cut_num); break;
+      case 10: {
+        std::string_view mode;
+        if (!String(&mode)) break;
+        // KN appears in resnet34_b16 besides the KC/KH/KW/KK of the notes.
+        static constexpr Keys<5> kModes = {"KC", "KH", "KW", "KK", "KN"};
+        if (!EnumIndex(kModes, mode)) Report(rules::kSchemaEnum, Str("cut_mode ", Quoted(mode), " is not KC, KH, KW, KK or KN"));
+        break;
+      }
+      case 11: {
+        uint32_t layer;
+        Layer(&layer);
+        break;
+      }
+      case 12: {
+        std::string_view order;
+        if (String(&order)) t->loop_order.assign(order);
+        break;
+      }
+      case 13: IntArray(&mtc); break;
+      case 14: IntArray(&t->out_mini_tile); break;
+    }
+  });
+  uint64_t required = Bits({0, 1, 2, 3, 4, 5});
+  if (seen & Bits({6, 7})) required |= Bits({6, 7});
+  // The pe tile keys come as one set (spec/gemini.md §2.2).
+  constexpr uint64_t kPeKeys = Bits({8, 9, 10, 11, 12, 13, 14});
+  if (seen & kPeKeys) required |= kPeKeys;
+  RequireKeys(kKeys, seen, required, t->offset, path, "tile");
+  t->has_pe_fields = (seen & kPeKeys) == kPeKeys;
+  if ((seen & Bits({6, 7})) == Bits({6, 7})) t->ifmap2 = ifmap2;
+}
+
+// tile_info: {"tile_num_0": {...}, ...}; the key check is I-W2.
+void Decoder::TileInfo(std::vector<Tile>* tiles) {
+  if (!ExpectKind(JsonKind::kObject, "the tile_info object")) return;
+  const uint64_t at = reader_.offset();
+  const std::string path = reader_.Pointer();
+  std::vector<std::pair<int64_t, size_t>> numbered;  // (k, position)
+  std::string_view key;
+  uint64_t key_offset = 0;
+  reader_.BeginObject();
+  while (reader_.NextKey(&key, &key_offset)) {
+    constexpr std::string_view kPrefix = "tile_num_";
+    int64_t k = -1;
+    if (key.substr(0, kPrefix.size()) == kPrefix && key.size() > kPrefix.size() && key.size() <= kPrefix.size() + 9 &&
+        (key[kPrefix.size()] != '0' || key.size() == kPrefix.size() + 1)) {
+      k = 0;
+      for (char c : key.substr(kPrefix.size())) {
+        if (c < '0' || c > '9') {
+          k = -1;
+          break;
+        }
+        k = k * 10 + (c - '0');
+      }
+    }
+    if (k < 0) {
+      sink_.Report(rules::kTileKeys, Location{key_offset, key.size() + 2, reader_.Pointer()},
+                   Str("tile_info key ", Quoted(key), " is not tile_num_<k>"));
+      reader_.Skip();
+      continue;
+    }
+    const bool repeated = std::any_of(numbered.begin(), numbered.end(), [k](auto& p) { return p.first == k; });
+    if (repeated) {
+      sink_.Report(rules::kJsonDuplicateKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
+                   Str("key ", Quoted(key), " appears twice in one object"));
+      reader_.Skip();
+      continue;
+    }
+    numbered.emplace_back(k, tiles->size());
+    tiles->emplace_back();
+    TileObject(&tiles->back());
+  }
+  if (reader_.failed()) return;
+  if (numbered.empty()) {
+    sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, path}, "tile_info holds no tile");
+    return;
+  }
+  // Order the tiles by k, and require k = 0..n-1.
+  std::sort(numbered.begin(), numbered.end());
+  std::vector<Tile> ordered;
+  ordered.reserve(tiles->size());
+  for (size_t i = 0; i < numbered.size(); ++i) {
+    if (numbered[i].first != static_cast<int64_t>(i)) {
+      sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, path},
+                   Str("tile_info has ", numbered.size(), " tiles but no tile_num_", i));
+      break;
+    }
+  }
+  for (const auto& [k, position] : numbered) ordered.push_back(std::move((*tiles)[position]));
+  *tiles = std::move(ordered);
+}
+
+void Decoder::Rings(std::vector<std::pair<int64_t, int64_t>>* rings) {
+  List(rings, [this](std::pair<int64_t, int64_t>* ring) {
+    std::array<int64_t, 2> bounds{};
+    if (IntArray(&bounds)) *ring = {bounds[0], bounds[1]};
+  });
+}
+
+void Decoder::WorkloadObject(Workload* w) {
+  static constexpr Keys<15> kKeys = {"workload_id", "layer_name", "layer_type", "workload", "ofmap_size",
+                                     "time",        "tile_info",  "tile_padding_tblr", "ring_buffer_info",
+                                     "ifmap",       "ofmap",      "buffer",     "weight", "wl0_buffer",
+                                     "wl1_buffer"};
+  if (!ExpectKind(JsonKind::kObject, "a workload object")) return;
+  w->offset = reader_.offset();
+  const std::string path = reader_.Pointer();
+  const uint64_t seen = Fields(kKeys, [&](int field) {
+    switch (field) {
+      case 0: Int(&w->id); break;
+      case 1: Layer(&w->layer); break;
+      case 2: {
+        std::string_view type;
+        if (!String(&type)) break;
+        static constexpr Keys<3> kTypes = {"pe", "vp", "dt"};
+        const auto index = EnumIndex(kTypes, type);
+        if (!index) {
+          Report(rules::kSchemaEnum, Str("layer_type ", Quoted(type), " is not pe, vp or dt"));
+          break;
+        }
+        w->type = static_cast<LayerType>(*index);
+        break;
+      }
+      case 3: RangePair(&w->range); break;
+      case 4: Int(&w->ofmap_size); break;
+      case 5: Int(&w->time); break;
+      case 6: TileInfo(&w->tiles); break;
+      case 7: IntArray(&w->padding); break;
+      case 8: Rings(&w->rings); break;
+      case 9: List(&w->ifmaps, [this](Ifmap* f) { IfmapEntry(f); }); break;
+      case 10: List(&w->ofmaps, [this](Ofmap* f) { OfmapEntry(f); }); break;
+      case 11: List(&w->buffer, [this](BufferEntry* e) { BufferEntryObject(e); }); break;
+      case 12:
+        w->weight.emplace();
+        WeightObject(&*w->weight);
+        break;
+      case 13:
+      case 14:
+        w->wl1_key = field == 14;
+        if (reader_.Peek() == JsonKind::kNull) {
+          reader_.ReadNull();
+        } else {
+          List(&w->wl0, [this](Wl0Entry* e) { Wl0EntryObject(e); });
+        }
+        break;
+    }
+  });
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), w->offset, path, "workload");
+  const uint64_t wl_keys = seen & Bits({13, 14});
+  if (wl_keys == Bits({13, 14})) {
+    sink_.Report(rules::kWorkloadBufferKey, Location{w->offset, std::nullopt, path},
+                 "workload has both wl0_buffer and wl1_buffer");
+  } else if (wl_keys == 0 && !reader_.failed()) {
+    sink_.Report(rules::kWorkloadBufferKey, Location{w->offset, std::nullopt, path},
+                 "workload has neither wl0_buffer nor wl1_buffer");
+  }
+}
+
+void Decoder::CoreList(Core* core) {
+  core->offset = reader_.offset();
+  List(&core->workloads, [this](Workload* w) {
+    WorkloadObject(w);
+  });
+}
+
+// ---- Top level -------------------------------------------------------------
+
+// "0", "12": a decimal core id without sign or leading zero.
+std::optional<int64_t> CoreKey(std::string_view key) {
+  if (key.empty() || key.size() > 9 || (key[0] == '0' && key.size() > 1)) return std::nullopt;
+  int64_t value = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+void Decoder::Top() {
+  static constexpr Keys<5> kKeys = {"-1", "buffersize", "top_batch_cut", "xlen", "ylen"};
+  if (!ExpectKind(JsonKind::kObject, "the top-level object")) return;
+  uint64_t seen = 0;
+  std::string_view key;
+  uint64_t key_offset = 0;
+  std::vector<std::string> unknown;
+  reader_.BeginObject();
+  while (reader_.NextKey(&key, &key_offset)) {
+    const Location at{key_offset, key.size() + 2, reader_.Pointer()};
+    const int index = KeyIndex(kKeys, key);
+    if (index >= 0) {
+      const uint64_t bit = uint64_t{1} << index;
+      if (seen & bit) {
+        sink_.Report(rules::kJsonDuplicateKey, at, Str("key ", Quoted(key), " appears twice in one object"));
+        reader_.Skip();
+        continue;
+      }
+      seen |= bit;
+      switch (index) {
+        case 0: Dram(); break;
+        case 1: Int(&ir_.buffersize); break;
+        case 2: Int(&ir_.top_batch_cut); break;
+        case 3: Int(&ir_.xlen); break;
+        case 4: Int(&ir_.ylen); break;
+      }
+      continue;
+    }
+    if (const auto id = CoreKey(key)) {
+      const bool repeated = std::any_of(ir_.cores.begin(), ir_.cores.end(), [&](const Core& c) { return c.id == *id; });
+      if (repeated) {
+        sink_.Report(rules::kJsonDuplicateKey, at, Str("key ", Quoted(key), " appears twice in one object"));
+        reader_.Skip();
+        continue;
+      }
+      ir_.cores.emplace_back();
+      ir_.cores.back().id = *id;
+      if (ExpectKind(JsonKind::kArray, "a list of workloads")) CoreList(&ir_.cores.back());
+      continue;
+    }
+    const bool repeated = std::find(unknown.begin(), unknown.end(), key) != unknown.end();
+    sink_.Report(repeated ? rules::kJsonDuplicateKey : rules::kTopKeys, at,
+                 repeated ? Str("key ", Quoted(key), " appears twice in one object")
+                          : Str("top-level key ", Quoted(key), " is neither a core id nor one of -1, buffersize, "
+                                "top_batch_cut, xlen, ylen"));
+    if (!repeated) unknown.emplace_back(key);
+    reader_.Skip();
+  }
+  if (reader_.failed()) return;
+  for (size_t i = 0; i < kKeys.size(); ++i) {
+    if (!(seen & (uint64_t{1} << i))) {
+      sink_.Report(rules::kTopKeys, Location{0, std::nullopt, ""}, Str("the document has no top-level key ", Quoted(kKeys[i])));
+    }
+  }
+  std::sort(ir_.cores.begin(), ir_.cores.end(), [](const Core& a, const Core& b) { return a.id < b.id; });
+}
+
+bool Decoder::Run() {
+  Top();
+  reader_.Finish();
+  if (!reader_.failed()) return true;
+  const Rule& rule = reader_.failure() == JsonReader::Failure::kDepth ? core_rules::kLimitDepth : rules::kJsonSyntax;
+  sink_.Report(rule, Location{reader_.error_offset(), std::nullopt, reader_.Pointer()}, reader_.error());
+  return false;
+}
+
+}  // namespace
+
+bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir) {
+  Decoder decoder(text, limits, sink, ir);
+  return decoder.Run();
+}
+
+bool LooksLikeIr(ByteView text) {
+  // Skip an optional UTF-8 BOM and whitespace, require '{' and then a key of
+  // the IR's top level within the first bytes (jsoncpp writes keys sorted,
+  // so "-1" comes first; other writers may not).
+  const std::string_view head(reinterpret_cast<const char*>(text.data()), std::min<size_t>(text.size(), 4096));
+  const size_t brace = head.find_first_not_of(" \t\r\n");
+  if (brace == std::string_view::npos || head[brace] != '{') return false;
+  const bool has_dram = head.find("\"-1\"") != std::string_view::npos;
+  const bool has_core_list = head.find("\"workload_id\"") != std::string_view::npos ||
+                             head.find("\"buffersize\"") != std::string_view::npos;
+  return has_dram && has_core_list;
+}
+
+}  // namespace accelcheck::gemini

@@ -1,0 +1,21 @@
+// Streaming decode of a Gemini scheduler IR document into the typed tables of
+// model.h (spec/gemini.md §2), reporting syntax, type and key problems.
+#pragma once
+
+#include "validators/core/bytes.h"
+#include "validators/core/limits.h"
+#include "validators/core/sink.h"
+#include "validators/gemini/model.h"
+
+namespace accelcheck::gemini {
+
+// False when the text could not be decoded to the end (a syntax error or a
+// limit): later phases must not run. Key and type problems are reported and
+// the decode goes on; callers gate on sink.blocking_count().
+bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir);
+
+// A cheap content test: a JSON object whose first key is one of the IR's
+// top-level keys, and that names "buffersize" and "top_batch_cut" early.
+bool LooksLikeIr(ByteView text);
+
+}  // namespace accelcheck::gemini

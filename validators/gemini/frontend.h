@@ -1,0 +1,44 @@
+// The frontend IR (spec/gemini.md §1): per-layer operation, shapes, kernel,
+// stride and padding. Small documents, read with nlohmann.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "validators/core/bytes.h"
+
+namespace accelcheck::gemini {
+
+enum class Op : uint8_t { kConv2d, kDense, kMaxPool, kAvgPool, kAdd, kQuantize, kOther };
+
+struct FrontendLayer {
+  std::string name;
+  std::string operation;
+  Op op = Op::kOther;
+  std::vector<std::array<int64_t, 4>> input_shapes;
+  std::array<int64_t, 4> output_shape{};
+  std::array<int64_t, 2> kernel{1, 1};   // R, S
+  std::array<int64_t, 2> stride{1, 1};
+  std::array<int64_t, 4> padding{};      // ONNX order: top, left, bottom, right
+  std::vector<std::string> previous;
+};
+
+struct Frontend {
+  std::map<std::string, FrontendLayer, std::less<>> layers;
+  const FrontendLayer* Find(std::string_view name) const {
+    const auto it = layers.find(name);
+    return it == layers.end() ? nullptr : &it->second;
+  }
+};
+
+// nullopt (with `error` set) when the text is not a frontend IR document.
+std::optional<Frontend> ParseFrontend(ByteView text, std::string* error);
+
+// pe operations run on the PE array; the rest on the vector processor (I-S5).
+bool IsPeOp(Op op);
+
+}  // namespace accelcheck::gemini

@@ -1,0 +1,99 @@
+#include "validators/gemini/gemini_format.h"
+
+#include "validators/core/core_rules.h"
+#include "validators/core/text.h"
+#include "validators/gemini/decode.h"
+#include "validators/gemini/rules.h"
+#include "validators/gemini/validate.h"
+
+namespace accelcheck::gemini {
+
+std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions, const Limits& limits,
+                                     DiagnosticSink& sink) {
+  if (companions.empty()) return std::nullopt;
+  const std::string& path = companions.front();
+  std::string error;
+  auto buffer = ReadFileLimited(path, limits.max_file_size, &error);
+  if (buffer) {
+    if (auto frontend = ParseFrontend(buffer->bytes(), &error)) return frontend;
+  }
+  sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path},
+              Str("frontend IR ", Quoted(path), " cannot be used: ", error));
+  return std::nullopt;
+}
+
+std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context, const Frontend* frontend,
+                                    DiagnosticSink& sink) {
+  Ir ir;
+  if (!DecodeIr(text, context.limits, sink, &ir)) return std::nullopt;
+  // Type and key problems leave default values behind: no semantics on them.
+  if (sink.blocking_count() == 0) {
+    ValidateIr(ir, frontend, context.deadline, context.limits.time_budget_ms, sink);
+  }
+  return ir;
+}
+
+namespace {
+
+nlohmann::json RangeJson(const Range& r) { return {r.lo, r.hi}; }
+
+class GeminiFormatImpl final : public Format {
+ public:
+  std::string_view id() const override { return "gemini"; }
+  std::string_view description() const override {
+    return "Gemini scheduler IR (x_stschedule.json), with its frontend IR as companion";
+  }
+  RuleTable rules() const override { return AllRules(); }
+  bool Detect(ByteView bytes) const override { return LooksLikeIr(bytes); }
+
+  void Validate(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
+    const auto frontend = LoadFrontend(context.companions, context.limits, sink);
+    DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink);
+  }
+
+  // A summary per core: workloads with their layer, range, time, and the
+  // transfers they read and write, plus the DRAM lists.
+  nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
+    Ir ir;
+    if (!DecodeIr(input.bytes(), context.limits, sink, &ir)) return nullptr;
+    nlohmann::json out = {{"format", "gemini"},
+                          {"buffersize", ir.buffersize},
+                          {"top_batch_cut", ir.top_batch_cut},
+                          {"xlen", ir.xlen},
+                          {"ylen", ir.ylen},
+                          {"dram_in", ir.dram_in.size()},
+                          {"dram_out", ir.dram_out.size()}};
+    nlohmann::json cores = nlohmann::json::array();
+    for (const Core& core : ir.cores) {
+      nlohmann::json workloads = nlohmann::json::array();
+      for (const Workload& w : core.workloads) {
+        std::vector<int64_t> reads;
+        for (const Ifmap& f : w.ifmaps) reads.insert(reads.end(), f.transfer_ids.begin(), f.transfer_ids.end());
+        std::vector<int64_t> writes;
+        for (const Ofmap& f : w.ofmaps) writes.push_back(f.transfer_id);
+        workloads.push_back({{"workload_id", w.id},
+                             {"offset", w.offset},
+                             {"layer_name", ir.LayerName(w.layer)},
+                             {"layer_type", w.type == LayerType::kPe ? "pe" : w.type == LayerType::kVp ? "vp" : "dt"},
+                             {"workload", RangeJson(w.range)},
+                             {"time", w.time},
+                             {"tiles", w.tiles.size()},
+                             {"reads", reads},
+                             {"writes", writes},
+                             {"buffer_entries", w.buffer.size()}});
+      }
+      cores.push_back({{"core_id", core.id}, {"workloads", std::move(workloads)}});
+    }
+    out["cores"] = std::move(cores);
+    return out;
+  }
+};
+
+}  // namespace
+
+const Format& GeminiFormat() {
+  static const GeminiFormatImpl kFormat;
+  return kFormat;
+}
+
+}  // namespace accelcheck::gemini

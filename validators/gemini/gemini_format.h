@@ -1,0 +1,26 @@
+// The Gemini scheduler IR format (spec/gemini.md): detection, validation
+// (with an optional frontend IR companion) and inspection.
+#pragma once
+
+#include <optional>
+
+#include "validators/core/format.h"
+#include "validators/gemini/frontend.h"
+#include "validators/gemini/model.h"
+
+namespace accelcheck::gemini {
+
+const Format& GeminiFormat();
+
+// The frontend IR named among the companions (--data / --frontend), parsed;
+// nullopt when none is named. A named file that cannot be read or parsed is
+// reported to `sink` as core.io.read.
+std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions, const Limits& limits,
+                                     DiagnosticSink& sink);
+
+// Decodes and validates; the decoded IR is returned when decoding succeeded
+// (the executors use it only when the sink holds no blocking diagnostic).
+std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context, const Frontend* frontend,
+                                    DiagnosticSink& sink);
+
+}  // namespace accelcheck::gemini
