@@ -1,6 +1,7 @@
 // One negative test per rule: a valid base built with the recipe API, one
 // change, and the rule id and object path it must give. Also: the base
 // reports no rule at all.
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -12,10 +13,12 @@
 #include "conformance/pte/serialize.h"
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
+#include "validators/pte/schema/program_generated.h"
 
 namespace accelcheck::pte {
 namespace {
 
+namespace fb = executorch_flatbuffer;
 using model::File;
 
 std::vector<uint8_t> Floats4() { return std::vector<uint8_t>(16, 0); }
@@ -92,6 +95,16 @@ uint64_t GetLE(const std::vector<uint8_t>& bytes, size_t at, size_t width) {
   return value;
 }
 
+// Moves the [ubyte] vector of `field` in `table` 4 bytes further and makes
+// it 4 bytes shorter, so that its data is no longer 16-byte aligned.
+void MisalignVector(std::vector<uint8_t>& bytes, const void* table, flatbuffers::voffset_t field) {
+  const uint8_t* slot = reinterpret_cast<const flatbuffers::Table*>(table)->GetAddressOf(field);
+  const auto at = static_cast<size_t>(slot - bytes.data());
+  const uint64_t uoffset = GetLE(bytes, at, 4);
+  PutLE(bytes, at, uoffset + 4, 4);
+  PutLE(bytes, at + uoffset + 4, GetLE(bytes, at + uoffset, 4) - 4, 4);
+}
+
 // Moves the deprecated inline store in place of the constant segment.
 void UseConstantBuffer(File& f, size_t constant_bytes) {
   Constants(f).offsets = std::vector<uint64_t>{};
@@ -142,6 +155,9 @@ std::vector<Case> PteCases() {
       {&rules::kConstantOffsetAlign, [](File& f) { (*Constants(f).offsets)[1] = 8; f.segment_bytes[0].resize(32); LayoutSegments(f); }, nullptr, "constant_segment.offsets[1]"},
       {&rules::kConstantTensorBounds, [](File& f) { TensorOf(f, 2).sizes = std::vector<int32_t>{2, 4}; }, nullptr, "execution_plan[0].values[2].val.data_buffer_idx"},
       {&rules::kConstantTensorOverlap, [](File& f) { TensorOf(f, 2).sizes = std::vector<int32_t>{2, 4}; f.segment_bytes[0].resize(48); LayoutSegments(f); Constants(f).offsets->push_back(16); }, nullptr, "execution_plan[0].values[2].val.data_buffer_idx"},
+      {&rules::kConstantBufferAlign, [](File& f) { UseConstantBuffer(f, 32); }, [](V& b) {
+         MisalignVector(b, fb::GetProgram(b.data())->constant_buffer()->Get(1), fb::Buffer::VT_STORAGE);
+       }, "constant_buffer[1].storage"},
       {&rules::kConstantBufferSize, [](File& f) { UseConstantBuffer(f, 4); }, nullptr, "execution_plan[0].values[2].val.data_buffer_idx"},
       {&rules::kSegmentOverflow, [](File& f) { Segment(f, 3).offset = ~uint64_t{0} - 4; }, nullptr, "segments[3]"},
       {&rules::kSegmentAlign, [](File& f) { Segment(f, 3).offset += 8; }, nullptr, "segments[3]"},
@@ -153,6 +169,10 @@ std::vector<Case> PteCases() {
       {&rules::kMutableSegmentShared, [](File& f) { f.program.mutable_data_segments->push_back(Mutable(f)); }, nullptr, "mutable_data_segments[1].segment_index"},
       {&rules::kDelegateDataIndex, [](File& f) { Delegate(f, 0).processed->index = 5; }, nullptr, "execution_plan[0].delegates[0].processed.index"},
       {&rules::kDelegateDataNull, [](File& f) { (*f.program.backend_delegate_data)[0].data.reset(); }, nullptr, "backend_delegate_data[0]"},
+      {&rules::kDelegateDataAlign, none, [](V& b) {
+         MisalignVector(b, fb::GetProgram(b.data())->backend_delegate_data()->Get(0),
+                        fb::BackendDelegateInlineData::VT_DATA);
+       }, "backend_delegate_data[0].data"},
       {&rules::kDelegateDataUnreferenced, [](File& f) { f.program.backend_delegate_data->push_back({V(16, 1)}); }, nullptr, "backend_delegate_data[1]"},
       {&rules::kNamedDataNoSegments, [](File& f) { f.program.segments.reset(); }, nullptr, "named_data"},
       {&rules::kNamedDataKey, [](File& f) { (*f.program.named_data)[0].key = ""; }, nullptr, "named_data[0].key"},
@@ -275,6 +295,50 @@ INSTANTIATE_TEST_SUITE_P(Pte, PteRuleCase, testing::ValuesIn(PteCases()), CaseNa
 TEST(PteRules, BaseIsClean) {
   const DiagnosticSink sink = ValidateBytes(Serialize(Base()));
   EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+}
+
+bool Has(const DiagnosticSink& sink, const Rule& rule) {
+  for (const Diagnostic& d : sink.diagnostics()) {
+    if (d.rule == &rule) return true;
+  }
+  return false;
+}
+
+// Two named-data segments listed in the opposite order of their offsets:
+// the bytes before the first listed segment are the second one's data.
+File SwappedSegments() {
+  ProgramRecipe r;
+  PlanRecipe& p = r.AddPlan("forward");
+  p.AddOutput(p.AddInt(1));
+  r.AddNamedData("a", std::vector<uint8_t>(32, 1));
+  r.AddNamedData("b", std::vector<uint8_t>(32, 2));
+  File f = r.Build();
+  auto& segments = *f.program.segments;
+  auto& named = *f.program.named_data;
+  std::swap(segments[named[0].segment_index], segments[named[1].segment_index]);
+  std::swap(f.segment_bytes[named[0].segment_index], f.segment_bytes[named[1].segment_index]);
+  std::swap(named[0].segment_index, named[1].segment_index);
+  return f;
+}
+
+// #11: padding is the bytes no segment covers, whatever the segment order.
+TEST(PteRules, SegmentDataOutOfOrderIsNotPadding) {
+  const DiagnosticSink sink = ValidateBytes(Serialize(SwappedSegments()));
+  EXPECT_TRUE(Has(sink, rules::kSegmentOrder)) << Describe(sink);
+  EXPECT_FALSE(Has(sink, rules::kPaddingNonzero)) << Describe(sink);
+}
+
+TEST(PteRules, PaddingBetweenSegmentsOutOfOrder) {
+  const File f = SwappedSegments();
+  std::vector<uint8_t> bytes = Serialize(f);
+  // The gap after the lower segment, before the higher one.
+  const auto& a = (*f.program.segments)[(*f.program.named_data)[0].segment_index];
+  const auto& b = (*f.program.segments)[(*f.program.named_data)[1].segment_index];
+  const uint64_t lower_end = std::min(a.offset + a.size, b.offset + b.size);
+  ASSERT_LT(lower_end, std::max(a.offset, b.offset));
+  bytes[GetLE(bytes, 24, 8) + lower_end] = 9;
+  const DiagnosticSink sink = ValidateBytes(bytes);
+  EXPECT_TRUE(Has(sink, rules::kPaddingNonzero)) << Describe(sink);
 }
 
 }  // namespace

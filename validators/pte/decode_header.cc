@@ -1,6 +1,10 @@
 // The .pte container: head bytes, identifier, eh00 header, root offset (§4 A).
 #include "validators/pte/decode_header.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "validators/core/checked.h"
 #include "validators/core/text.h"
 #include "validators/pte/rules.h"
@@ -191,7 +195,9 @@ void CheckTrailingBytes(const PteHeader& h, const executorch_flatbuffer::Program
 }
 
 // #11: the writer zero-fills the header padding, the gap before the segment
-// base and the gaps between segments.
+// base and the gaps between segments. Padding is the bytes no segment
+// covers, in whatever order the segments are listed (pte.segment.order
+// reports the order).
 void CheckPadding(ByteView file, const PteHeader& h, const executorch_flatbuffer::Program& program,
                   DiagnosticSink& sink) {
   if (!h.extended) return;
@@ -200,15 +206,23 @@ void CheckPadding(ByteView file, const PteHeader& h, const executorch_flatbuffer
   ReportPadding(file, h.program_size, h.segment_base_offset, "before the segment base", sink);
   const auto* segments = program.segments();
   if (segments == nullptr) return;
-  uint64_t previous_end = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> covered;  // [offset, end) from the segment base
+  covered.reserve(segments->size());
   for (const auto* s : *segments) {
     const auto end = CheckedAdd(s->offset(), s->size());
-    if (!end || s->offset() < previous_end) return;  // unsorted or broken: other rules say so
-    const auto gap_begin = CheckedAdd(h.segment_base_offset, previous_end);
-    const auto gap_end = CheckedAdd(h.segment_base_offset, s->offset());
-    if (!gap_begin || !gap_end) return;
-    ReportPadding(file, *gap_begin, *gap_end, "between segments", sink);
-    previous_end = *end;
+    if (!end) return;  // pte.segment.overflow
+    covered.emplace_back(s->offset(), *end);
+  }
+  std::sort(covered.begin(), covered.end());
+  uint64_t previous_end = 0;
+  for (const auto& [begin, end] : covered) {
+    if (begin > previous_end) {
+      const auto gap_begin = CheckedAdd(h.segment_base_offset, previous_end);
+      const auto gap_end = CheckedAdd(h.segment_base_offset, begin);
+      if (!gap_begin || !gap_end) return;
+      ReportPadding(file, *gap_begin, *gap_end, "between segments", sink);
+    }
+    previous_end = std::max(previous_end, end);
   }
 }
 
