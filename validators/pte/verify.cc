@@ -32,10 +32,19 @@ Verifier::Options OptionsFrom(const Limits& limits) {
   return options;
 }
 
-Verifier::Options Lifted(Verifier::Options options, bool depth, bool tables) {
-  constexpr auto kMax = std::numeric_limits<flatbuffers::uoffset_t>::max();
-  if (depth) options.max_depth = kMax;
-  if (tables) options.max_tables = kMax;
+// Limits under which a buffer that failed only for the user's limits
+// verifies, so that a limit is told from a malformed buffer, at a bounded
+// cost: the schemas nest no table in itself, so no verifiable buffer is
+// deeper than the default 64; and a buffer that shares no table visits each
+// once, at most size / 4 of them. Shared tables beyond twice the user's
+// limit are left unclassified, as hostile files make their number explode.
+Verifier::Options Relaxed(Verifier::Options options, size_t buffer_size, bool depth, bool tables) {
+  constexpr uint64_t kMax = std::numeric_limits<flatbuffers::uoffset_t>::max();
+  const auto twice = [&](uint64_t limit, uint64_t floor) {
+    return static_cast<flatbuffers::uoffset_t>(std::min(std::max(2 * limit, floor), kMax));
+  };
+  if (depth) options.max_depth = twice(options.max_depth, Limits{}.max_depth);
+  if (tables) options.max_tables = twice(options.max_tables, buffer_size / 4);
   return options;
 }
 
@@ -297,8 +306,9 @@ bool VerifyBuffer(ByteView buffer, const Limits& limits, DiagnosticSink& sink,
     return verify(v);
   };
   if (run(options)) return true;
-  if (run(Lifted(options, true, true))) {
-    const bool depth = run(Lifted(options, true, false));
+  const Verifier::Options relaxed = Relaxed(options, buffer.size(), true, true);
+  if (run(relaxed)) {
+    const bool depth = run(Relaxed(options, buffer.size(), true, false));
     const LimitInfo* info = nullptr;
     for (const LimitInfo& l : AllLimits()) {
       if (l.rule == (depth ? &core_rules::kLimitDepth : &core_rules::kLimitTables)) info = &l;
@@ -309,7 +319,7 @@ bool VerifyBuffer(ByteView buffer, const Limits& limits, DiagnosticSink& sink,
                     " ", info ? info->unit : ""));
     return false;
   }
-  Locator loc(buffer, Lifted(options, true, true));
+  Locator loc(buffer, relaxed);
   locate(loc);
   sink.Report(rule, Location{loc.offset(), std::nullopt, loc.path()},
               Str(what, " fails flatbuffer verification at ",
