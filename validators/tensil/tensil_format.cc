@@ -21,7 +21,7 @@ using nlohmann::json;
 bool IsJson(ByteView bytes) {
   for (uint8_t c : bytes) {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
-    return c == '{';
+    return c == '{' || c == '[';
   }
   return false;
 }
