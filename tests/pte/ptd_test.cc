@@ -1,9 +1,11 @@
 // .ptd rules and EXTERNAL tensors against a companion .ptd: a valid file
 // from SerializePtd, one change each.
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 
+#include <flatbuffers/flatbuffers.h>
 #include <gtest/gtest.h>
 
 #include "conformance/pte/recipes.h"
@@ -102,6 +104,79 @@ std::string CaseName(const testing::TestParamInfo<PtdCase>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ptd, PtdRuleCase, testing::ValuesIn(PtdCases()), CaseName);
+
+void PutLE(std::vector<uint8_t>& b, size_t at, uint64_t v, size_t width) {
+  for (size_t k = 0; k < width; ++k) b[at + k] = static_cast<uint8_t>(v >> (8 * k));
+}
+
+// The vtable slot of field `id`.
+flatbuffers::voffset_t Field(flatbuffers::voffset_t id) {
+  return static_cast<flatbuffers::voffset_t>(4 + 2 * id);
+}
+
+// The FlatTensor layout before 2025-06 (spec/pte.md §1.4), field by field:
+// {version, tensor_alignment, tensors: [TensorMetadata{fully_qualified_name,
+// scalar_type, sizes, dim_order, segment_index, offset}], segments:
+// [DataSegment{offset, size}]}, in an FH01 file with one 16-byte segment.
+std::vector<uint8_t> OldLayoutPtd() {
+  flatbuffers::FlatBufferBuilder b;
+  b.ForceDefaults(true);
+  const auto name = b.CreateString("a");
+  const auto sizes = b.CreateVector<int32_t>({2, 2});
+  const auto dim_order = b.CreateVector<uint8_t>({0, 1});
+  auto start = b.StartTable();
+  b.AddElement<uint64_t>(Field(5), 0, 0);
+  b.AddOffset(Field(0), name);
+  b.AddOffset(Field(2), sizes);
+  b.AddOffset(Field(3), dim_order);
+  b.AddElement<int32_t>(Field(4), 0, 0);
+  b.AddElement<int8_t>(Field(1), model::kFloat, 0);
+  const flatbuffers::Offset<flatbuffers::Table> tensor(b.EndTable(start));
+  start = b.StartTable();
+  b.AddElement<uint64_t>(Field(0), 0, 0);
+  b.AddElement<uint64_t>(Field(1), 16, 0);
+  const flatbuffers::Offset<flatbuffers::Table> segment(b.EndTable(start));
+  const auto tensors = b.CreateVector(std::vector{tensor});
+  const auto segments = b.CreateVector(std::vector{segment});
+  start = b.StartTable();
+  b.AddOffset(Field(2), tensors);
+  b.AddOffset(Field(3), segments);
+  b.AddElement<uint32_t>(Field(0), 0, 0);
+  b.AddElement<uint32_t>(Field(1), 16, 0);
+  b.Finish(flatbuffers::Offset<flatbuffers::Table>(b.EndTable(start)), "FT01");
+
+  // FH01 at bytes 8..48: the flatbuffer body moves 40 bytes on, and so does
+  // the root table its offset at byte 0 names.
+  constexpr size_t kHeader = 40;
+  const uint8_t* fb = b.GetBufferPointer();
+  std::vector<uint8_t> out(fb, fb + 8);
+  out.resize(8 + kHeader, 0);
+  out.insert(out.end(), fb + 8, fb + b.GetSize());
+  const uint64_t base = (out.size() + 15) / 16 * 16;
+  PutLE(out, 0, (fb[0] | fb[1] << 8 | fb[2] << 16 | uint32_t{fb[3]} << 24) + kHeader, 4);
+  std::memcpy(&out[8], "FH01", 4);
+  PutLE(out, 12, kHeader, 4);
+  PutLE(out, 16, 8 + kHeader, 8);
+  PutLE(out, 24, b.GetSize() - 8, 8);
+  PutLE(out, 32, base, 8);
+  PutLE(out, 40, 16, 8);
+  out.resize(base + 16, 0);
+  return out;
+}
+
+TEST(PtdRules, OldLayoutIsAWarningByDefaultAndAnErrorWhenStrict) {
+  const std::vector<uint8_t> bytes = OldLayoutPtd();
+  const DiagnosticSink sink = ValidateBytes(bytes);
+  EXPECT_TRUE(Reports(sink, rules::kPtdOldLayout, "")) << Describe(sink);
+  EXPECT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+  EXPECT_EQ(sink.error_count(), 0u) << Describe(sink);
+
+  Profile strict;
+  strict.strict = true;
+  DiagnosticSink strict_sink(strict, "test");
+  PteFormat().Validate(InputBuffer::Copy(bytes), ValidateContext{}, strict_sink);
+  EXPECT_EQ(strict_sink.error_count(), 1u) << Describe(strict_sink);
+}
 
 // A .pte whose value 1 is an EXTERNAL tensor named `key` of `sizes`.
 std::vector<uint8_t> ExternalProgram(std::vector<int32_t> sizes) {
