@@ -55,7 +55,8 @@ uint64_t ElementSize(int8_t type);
 
 // How a tensor gets its data (spec/pte.md §2.5).
 enum class DataSource : uint8_t { kRuntime, kConstant, kMutable, kPlanned, kExternal };
-DataSource SourceOf(const fb::Tensor& tensor);
+// `planned`: the tensor has allocation_info.
+DataSource SourceOf(const fb::ExtraTensorInfo* extra, bool planned, uint32_t data_buffer_idx);
 
 // Value types as KernelTypes, or nothing for a missing entry.
 inline fb::KernelTypes TypeOf(const fb::EValue& value) { return value.val_type(); }

@@ -21,13 +21,11 @@ uint64_t ElementSize(int8_t type) {
   return type >= 0 && type < 30 ? kSizes[type] : 0;
 }
 
-DataSource SourceOf(const fb::Tensor& tensor) {
-  const auto* extra = tensor.extra_tensor_info();
+DataSource SourceOf(const fb::ExtraTensorInfo* extra, bool planned, uint32_t data_buffer_idx) {
   if (extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL) {
     return DataSource::kExternal;
   }
-  const bool planned = tensor.allocation_info() != nullptr;
-  if (tensor.data_buffer_idx() > 0) return planned ? DataSource::kMutable : DataSource::kConstant;
+  if (data_buffer_idx > 0) return planned ? DataSource::kMutable : DataSource::kConstant;
   return planned ? DataSource::kPlanned : DataSource::kRuntime;
 }
 

@@ -26,6 +26,7 @@ struct TensorRef {
   const fb::AllocationDetails* allocation = tensor.allocation_info();
   const fb::ExtraTensorInfo* extra = tensor.extra_tensor_info();
   int8_t scalar_type = static_cast<int8_t>(tensor.scalar_type());
+  uint32_t data_buffer_idx = tensor.data_buffer_idx();
 
   std::string Path(std::string_view field) const { return Str(ValuePath(p, i), ".val.", field); }
   void Report(const Rule& rule, const void* at, std::string_view field, std::string message) const {
@@ -166,7 +167,7 @@ void CheckExtraInfo(const TensorRef& t) {
 void CheckSegmentConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto& program = t.ctx.program;
   const auto* offsets = program.constant_segment()->offsets();
-  const uint32_t idx = t.tensor.data_buffer_idx();
+  const uint32_t idx = t.data_buffer_idx;
   if (idx >= offsets->size()) {
     t.Report(rules::kTensorConstantIndex, nullptr, "data_buffer_idx",
              Str("data_buffer_idx ", idx, " names no constant (", offsets->size(),
@@ -193,7 +194,7 @@ void CheckSegmentConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
 // #51a, #23: a constant in the deprecated constant_buffer.
 void CheckBufferConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto* buffers = t.ctx.program.constant_buffer();
-  const uint32_t idx = t.tensor.data_buffer_idx();
+  const uint32_t idx = t.data_buffer_idx;
   if (buffers == nullptr || idx >= buffers->size()) {
     t.Report(rules::kTensorConstantIndex, nullptr, "data_buffer_idx",
              Str("data_buffer_idx ", idx, " names no constant (",
@@ -222,7 +223,7 @@ void CheckConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
 void CheckMutable(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto& program = t.ctx.program;
   const auto* mutables = program.mutable_data_segments();
-  const uint32_t idx = t.tensor.data_buffer_idx();
+  const uint32_t idx = t.data_buffer_idx;
   const auto* offsets =
       mutables && mutables->size() > 0 ? mutables->Get(0)->offsets() : nullptr;
   if (offsets == nullptr || idx >= offsets->size()) {
@@ -343,7 +344,7 @@ void CheckTensor(const TensorRef& t, PlanFacts& facts) {
   if (sizes_ok) CheckNumel(t, nbytes);
   CheckDynamismAndLayout(t);
   CheckExtraInfo(t);
-  const DataSource source = SourceOf(t.tensor);
+  const DataSource source = SourceOf(t.extra, t.allocation != nullptr, t.data_buffer_idx);
   facts.values[t.i].source = source;
   CheckDataSource(t, source, nbytes);
   RecordPlanned(t, nbytes, facts);
@@ -379,9 +380,9 @@ void ValidateTensors(const ProgramContext& ctx, const fb::ExecutionPlan& plan, u
   facts.planned.reserve(values->size());  // an upper bound; untouched capacity costs nothing
   for (uint32_t i = 0; i < values->size(); ++i) {
     if (facts.TypeOf(i) != fb::KernelTypes::Tensor) continue;
-    const fb::EValue* value = values->Get(i);
-    if (value->val() == nullptr) continue;
-    CheckTensor(TensorRef{ctx, plan, *value->val_as_Tensor(), p, i, buffer_sizes}, facts);
+    const auto* tensor = static_cast<const fb::Tensor*>(values->Get(i)->val());
+    if (tensor == nullptr) continue;
+    CheckTensor(TensorRef{ctx, plan, *tensor, p, i, buffer_sizes}, facts);
   }
 }
 

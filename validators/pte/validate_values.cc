@@ -10,8 +10,8 @@ namespace {
 using fb::KernelTypes;
 
 // #39: a known tag with a payload (Null needs none).
-bool CheckTag(const ProgramContext& ctx, const fb::EValue& value, uint32_t p, uint32_t i) {
-  const auto type = value.val_type();
+bool CheckTag(const ProgramContext& ctx, const fb::EValue& value, KernelTypes type, uint32_t p,
+              uint32_t i) {
   if (type == KernelTypes::NONE || type > KernelTypes::MAX) {
     ctx.Report(rules::kValueType, &value, Str(ValuePath(p, i), ".val_type"),
                Str("val_type ", static_cast<int>(type), " is not a KernelTypes member (1..",
@@ -82,8 +82,8 @@ void CheckInlineList(const ProgramContext& ctx, uint32_t p, uint32_t i, KernelTy
 
 // #40: the payload of each type.
 void CheckPayload(const ProgramContext& ctx, const PlanFacts& facts, uint32_t p,
-                  const fb::EValue& value, uint32_t i) {
-  switch (value.val_type()) {
+                  const fb::EValue& value, KernelTypes type, uint32_t i) {
+  switch (type) {
     case KernelTypes::String:
       if (value.val_as_String()->string_val() == nullptr) {
         ctx.Report(rules::kValueStringNull, value.val(), Str(ValuePath(p, i), ".val.string_val"),
@@ -119,7 +119,8 @@ void ValidateValues(const ProgramContext& ctx, const fb::ExecutionPlan& plan, ui
   if (values == nullptr) return;
   for (uint32_t i = 0; i < values->size(); ++i) {
     const fb::EValue& value = *values->Get(i);
-    if (CheckTag(ctx, value, p, i)) CheckPayload(ctx, facts, p, value, i);
+    const KernelTypes type = facts.TypeOf(i);
+    if (CheckTag(ctx, value, type, p, i)) CheckPayload(ctx, facts, p, value, type, i);
   }
 }
 
