@@ -18,6 +18,7 @@
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
 #include "validators/core/checked.h"
+#include "validators/core/format.h"
 #include "validators/core/text.h"
 #include "validators/pte/rules.h"
 #include "validators/pte/schema/program_generated.h"
@@ -1657,6 +1658,15 @@ const std::vector<Mutation>& Mutations() {
   return kMutations;
 }
 
+// No error-severity diagnostic under --strict (warnings of the default
+// profile would hide a second broken rule in the result).
+bool ValidatesWithoutErrors(ByteView bytes) {
+  const InputBuffer input = InputBuffer::Copy(bytes);
+  DiagnosticSink sink(Profile{.strict = true}, "mutation-input");
+  FindFormat("pte")->Validate(input, ValidateContext{}, sink);
+  return sink.error_count() == 0 && !sink.failed();
+}
+
 class PteMutatorImpl final : public Mutator {
  public:
   std::string_view format() const override { return "pte"; }
@@ -1684,6 +1694,12 @@ class PteMutatorImpl final : public Mutator {
         *error = Str(rule.id, ptd_rule ? " is a .ptd rule but the input is not a .ptd (FT01)"
                                        : " is a program rule but the input is a .ptd");
       }
+      return std::nullopt;
+    }
+    // Mutations assume every other rule holds, so that the result breaks only
+    // the intended one; they decline inputs that already break a rule.
+    if (!ValidatesWithoutErrors(valid)) {
+      if (error) *error = "the input does not validate: mutations start from a valid file";
       return std::nullopt;
     }
     if (ptd_rule) return MutatePtd(valid, rule, seed, path, error);
