@@ -16,5 +16,6 @@ int RunInspect(const Args& args);      // cmd_inspect.cc
 int RunMutate(const Args& args);       // cmd_mutate.cc
 int RunConformance(const Args& args);  // cmd_conformance.cc
 int RunGenerate(const Args& args);     // cmd_generate.cc
+int RunSimulate(const Args& args);     // cmd_simulate.cc
 
 }  // namespace accelcheck::cli

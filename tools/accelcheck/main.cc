@@ -20,6 +20,7 @@ constexpr std::string_view kUsage =
     "                         write a copy that breaks exactly one rule (--list)\n"
     "  conformance DIR        run a conformance suite (--generate DIR writes ours)\n"
     "  generate FORMAT ...    write a valid file from a recipe (pte: --recipe R.json -o OUT)\n"
+    "  simulate IR.json       time a Gemini schedule per core, with DRAM traffic and L2 use\n"
     "\n"
     "Run `accelcheck <command> --help` for a command's options.\n"
     "Exit codes: 0 conforms, 1 errors found, 2 usage error, 3 I/O, internal error or limit.\n";
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   if (command == "mutate") return RunMutate(args);
   if (command == "conformance") return RunConformance(args);
   if (command == "generate") return RunGenerate(args);
+  if (command == "simulate") return RunSimulate(args);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage.data(), stdout);
     return 0;

@@ -1,0 +1,38 @@
+#include "reference_exec/gemini/load.h"
+
+#include "validators/core/core_rules.h"
+#include "validators/core/format.h"
+#include "validators/gemini/decode.h"
+#include "validators/gemini/gemini_format.h"
+
+namespace accelcheck::gemini {
+
+std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path, const Limits& limits,
+                                    DiagnosticSink& sink) {
+  std::string error;
+  auto buffer = ReadFileLimited(path, limits.max_file_size, &error);
+  if (!buffer) {
+    sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path}, error);
+    return std::nullopt;
+  }
+  if (!LooksLikeIr(buffer->bytes())) {
+    sink.Report(core_rules::kFormatUnknown, Location{}, "the file is not a Gemini scheduler IR");
+    return std::nullopt;
+  }
+  LoadedIr loaded;
+  ValidateContext context;
+  context.limits = limits;
+  context.path = path;
+  context.deadline = Deadline(limits.time_budget_ms);
+  if (!frontend_path.empty()) {
+    context.companions.push_back(frontend_path);
+    loaded.frontend = LoadFrontend(context.companions, limits, sink);
+    if (!loaded.frontend) return std::nullopt;
+  }
+  auto ir = DecodeAndValidate(buffer->bytes(), context, loaded.frontend ? &*loaded.frontend : nullptr, sink);
+  if (!ir || sink.blocking_count() != 0) return std::nullopt;
+  loaded.ir = std::move(*ir);
+  return loaded;
+}
+
+}  // namespace accelcheck::gemini

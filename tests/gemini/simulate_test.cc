@@ -1,0 +1,99 @@
+// The schedule simulator: hand-computed timing on the example, a deadlock
+// with its cycle, and the real files (no deadlock, deterministic, bounds).
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "reference_exec/gemini/load.h"
+#include "reference_exec/gemini/simulate.h"
+#include "tests/gemini/fixture.h"
+#include "validators/gemini/decode.h"
+
+namespace accelcheck::gemini {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ExampleIr;
+using testing::json;
+
+Ir Decode(const json& doc) {
+  const std::string text = doc.dump();
+  Ir ir;
+  DiagnosticSink sink(Profile{}, "example");
+  EXPECT_TRUE(DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, sink, &ir));
+  return ir;
+}
+
+// Loads t0 (128 B) and t1 (832 B) share the 16 B/cycle channel: 0..8 and
+// 8..60. The conv runs 60..160, the pool 160..210, and its 32 B store 210..212.
+TEST(GeminiSimulate, ExampleTimingByHand) {
+  const Ir ir = Decode(ExampleIr());
+  const Simulation sim = Simulate(ir, SimulateOptions{16, 1});
+  ASSERT_FALSE(sim.deadlock);
+  ASSERT_EQ(sim.cores.size(), 1u);
+  ASSERT_EQ(sim.cores[0].workloads.size(), 2u);
+  EXPECT_EQ(sim.cores[0].workloads[0].start, 60u);
+  EXPECT_EQ(sim.cores[0].workloads[0].end, 160u);
+  EXPECT_EQ(sim.cores[0].workloads[1].start, 160u);
+  EXPECT_EQ(sim.cores[0].workloads[1].end, 210u);
+  EXPECT_EQ(sim.total_cycles, 212u);
+  EXPECT_EQ(sim.dram_bytes, 128u + 832u + 32u);
+  EXPECT_EQ(sim.cores[0].peak_l2, 832 + 128 + 128);
+  // Half the bandwidth doubles the load time of the weight.
+  const Simulation slow = Simulate(ir, SimulateOptions{8, 1});
+  EXPECT_EQ(slow.cores[0].workloads[0].start, 120u);
+}
+
+TEST(GeminiSimulate, ReportsTheWaitForCycle) {
+  json doc = ExampleIr();
+  // The conv also waits for the pool's output: neither can start.
+  doc["0"][0]["ifmap"][0]["transfer_id"] = json::array({0, 3});
+  const Ir ir = Decode(doc);
+  const Simulation sim = Simulate(ir, SimulateOptions{});
+  ASSERT_TRUE(sim.deadlock);
+  const std::vector<std::pair<int64_t, int64_t>> expected = {{0, 0}, {0, 1}};
+  EXPECT_EQ(*sim.deadlock, expected);
+  EXPECT_NE(SimulationJson(ir, sim, SimulateOptions{})["deadlock"], nullptr);
+}
+
+TEST(GeminiSimulate, BandwidthFromTheFileName) {
+  EXPECT_EQ(BandwidthFromName("/x/int8_resnet50.onnx.sim_b4_c1_bw16_stschedule.json"), 16.0);
+  EXPECT_EQ(BandwidthFromName("/x_bw8_/plain.json"), std::nullopt);
+  EXPECT_EQ(BandwidthFromName("net_bw64_x.json"), 64.0);
+}
+
+TEST(GeminiSimulate, SvgNamesEveryCoreAndTheDram) {
+  const Ir ir = Decode(ExampleIr());
+  const std::string svg = SimulationSvg(ir, Simulate(ir, SimulateOptions{}));
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("core 0"), std::string::npos);
+  EXPECT_NE(svg.find("DRAM"), std::string::npos);
+  EXPECT_NE(svg.find("workload 1 Pool_1: 160..210"), std::string::npos);
+}
+
+// Every real schedule runs to the end; no core is busier than the makespan,
+// each core runs its workloads back to back at the earliest, and the same
+// input gives the same timeline.
+TEST(GeminiSimulate, RealFilesRunToTheEnd) {
+  const fs::path dir = fs::path(ACCELCHECK_CORPUS_DIR) / "gemini" / "scheduler_ir";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no Gemini corpus at " << dir;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    SCOPED_TRACE(entry.path().filename().string());
+    DiagnosticSink sink(Profile{}, entry.path().string());
+    const auto loaded = LoadValidIr(entry.path().string(), "", Limits{}, sink);
+    ASSERT_TRUE(loaded);
+    const Simulation sim = Simulate(loaded->ir, SimulateOptions{16, 1});
+    EXPECT_FALSE(sim.deadlock);
+    ASSERT_EQ(sim.cores.size(), 1u);
+    const CoreTimeline& core = sim.cores[0];
+    EXPECT_EQ(core.workloads.size(), loaded->ir.cores[0].workloads.size());
+    EXPECT_LE(core.busy, sim.total_cycles);
+    EXPECT_LE(core.peak_l2, loaded->ir.buffersize);
+    for (size_t i = 1; i < core.workloads.size(); ++i) EXPECT_GE(core.workloads[i].start, core.workloads[i - 1].end);
+    const Simulation again = Simulate(loaded->ir, SimulateOptions{16, 1});
+    EXPECT_EQ(again.total_cycles, sim.total_cycles);
+  }
+}
+
+}  // namespace
+}  // namespace accelcheck::gemini
