@@ -60,6 +60,8 @@ struct PtdCase {
   std::string path;
 };
 
+void PrintTo(const PtdCase& c, std::ostream* out) { *out << c.rule->id; }
+
 class PtdRuleCase : public testing::TestWithParam<PtdCase> {};
 
 TEST_P(PtdRuleCase, OneChangeGivesTheRuleAtItsObject) {

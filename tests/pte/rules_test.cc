@@ -121,6 +121,9 @@ struct Case {
   std::string path;
 };
 
+// gtest prints a parameter in test listings: the rule id, not the object's bytes.
+void PrintTo(const Case& c, std::ostream* out) { *out << c.rule->id; }
+
 std::vector<Case> PteCases() {
   using V = std::vector<uint8_t>;
   const auto none = [](File&) {};
