@@ -17,5 +17,6 @@ int RunMutate(const Args& args);       // cmd_mutate.cc
 int RunConformance(const Args& args);  // cmd_conformance.cc
 int RunGenerate(const Args& args);     // cmd_generate.cc
 int RunSimulate(const Args& args);     // cmd_simulate.cc
+int RunGemini(const Args& args);       // cmd_run_gemini.cc: accelcheck run on a Gemini IR
 
 }  // namespace accelcheck::cli

@@ -47,6 +47,7 @@ std::optional<Frontend> ParseFrontend(ByteView text, std::string* error) {
     out.name = name;
     if (layer.contains("operation") && layer["operation"].is_string()) out.operation = layer["operation"].get<std::string>();
     out.op = OpOf(out.operation);
+    if (layer.contains("layer_index") && layer["layer_index"].is_number_integer()) out.index = layer["layer_index"].get<int64_t>();
     if (layer.contains("input_shape") && layer["input_shape"].is_array()) {
       for (const auto& shape : layer["input_shape"]) {
         std::array<int64_t, 4> dims{};

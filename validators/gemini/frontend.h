@@ -17,6 +17,7 @@ enum class Op : uint8_t { kConv2d, kDense, kMaxPool, kAvgPool, kAdd, kQuantize, 
 
 struct FrontendLayer {
   std::string name;
+  int64_t index = 0;  // layer_index: the network's topological order
   std::string operation;
   Op op = Op::kOther;
   std::vector<std::array<int64_t, 4>> input_shapes;

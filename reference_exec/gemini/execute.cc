@@ -1,0 +1,445 @@
+#include "reference_exec/gemini/execute.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <random>
+#include <unordered_map>
+
+#include "validators/gemini/validate.h"
+
+namespace accelcheck::gemini {
+
+namespace {
+
+using Shape = std::array<int64_t, 4>;
+using Index4 = std::array<int64_t, 4>;
+
+// A dense NCHW tensor of int8 values widened to int16, so that kPoison fits
+// beside every real value.
+struct Tensor {
+  Shape shape{};
+  std::vector<int16_t> data;
+  Tensor() = default;
+  Tensor(Shape s, int16_t fill) : shape(s), data(static_cast<size_t>(s[0] * s[1] * s[2] * s[3]), fill) {}
+  size_t Offset(const Index4& i) const {
+    return static_cast<size_t>(((i[0] * shape[1] + i[1]) * shape[2] + i[2]) * shape[3] + i[3]);
+  }
+  bool Inside(const Index4& i) const {
+    for (int d = 0; d < 4; ++d) {
+      if (i[d] < 0 || i[d] >= shape[d]) return false;
+    }
+    return true;
+  }
+  int16_t At(const Index4& i) const { return data[Offset(i)]; }
+  void Set(const Index4& i, int16_t v) { data[Offset(i)] = v; }
+};
+
+int16_t Clamp8(int64_t v) { return static_cast<int16_t>(std::clamp<int64_t>(v, -128, 127)); }
+
+// Seeded parameters of one layer. Convolution weights are rank one,
+// W[k][c][r][s] = u[k] * v[c][r][s]: the convolution stays exact and depends
+// on every input element of its window, at 1/K of the cost.
+struct LayerParams {
+  std::vector<int64_t> u, bias;  // per output channel
+  std::vector<int64_t> v;        // per (c, r, s)
+};
+
+uint64_t NameSeed(uint64_t seed, const std::string& name) {
+  uint64_t h = seed * 0x9e3779b97f4a7c15ull;
+  for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h;
+}
+
+LayerParams MakeParams(const FrontendLayer& layer, uint64_t seed) {
+  LayerParams p;
+  std::mt19937_64 rng(NameSeed(seed, layer.name));
+  const int64_t k = layer.output_shape[1];
+  const int64_t c = layer.input_shapes.empty() ? 0 : layer.input_shapes[0][1];
+  p.u.resize(static_cast<size_t>(k));
+  p.bias.resize(static_cast<size_t>(k));
+  for (auto& x : p.u) x = static_cast<int64_t>(rng() % 7) - 3;
+  for (auto& x : p.bias) x = static_cast<int64_t>(rng() % 64) - 32;
+  p.v.resize(static_cast<size_t>(c * layer.kernel[0] * layer.kernel[1]));
+  for (auto& x : p.v) x = static_cast<int64_t>(rng() % 5) - 2;
+  return p;
+}
+
+Tensor RandomTensor(Shape shape, uint64_t seed, const std::string& name) {
+  Tensor t(shape, 0);
+  std::mt19937_64 rng(NameSeed(seed, name));
+  for (auto& x : t.data) x = static_cast<int16_t>(static_cast<int64_t>(rng() % 256) - 128);
+  return t;
+}
+
+bool Modelled(Op op) { return op != Op::kOther; }
+
+// Reads operand `j` at an absolute input position; kPoison when the piece is
+// not available to the computation.
+using Reader = std::function<int16_t(int j, const Index4& at)>;
+
+// Computes the outputs of `layer` in the absolute box `out` with `read`,
+// handing each to `write`. Positions outside the input shape are padding.
+void ComputeBox(const FrontendLayer& layer, const LayerParams& p, const Range& out, const Reader& read,
+                const std::function<void(const Index4&, int16_t)>& write) {
+  const Shape in = layer.input_shapes.empty() ? layer.output_shape : layer.input_shapes[0];
+  const int64_t kr = layer.kernel[0], ks = layer.kernel[1];
+  const int64_t sh = layer.stride[0], sw = layer.stride[1];
+  const int64_t pt = layer.padding[0], pl = layer.padding[1];
+  for (int64_t n = out.lo[0]; n <= out.hi[0]; ++n) {
+    for (int64_t h = out.lo[2]; h <= out.hi[2]; ++h) {
+      for (int64_t w = out.lo[3]; w <= out.hi[3]; ++w) {
+        if (layer.op == Op::kConv2d || layer.op == Op::kDense) {
+          // One pass over the window gives the rank-one sum for every k.
+          int64_t sum = 0;
+          bool poison = false;
+          for (int64_t c = 0; c < in[1] && !poison; ++c) {
+            for (int64_t r = 0; r < kr && !poison; ++r) {
+              for (int64_t s = 0; s < ks; ++s) {
+                const Index4 at{n, c, h * sh - pt + r, w * sw - pl + s};
+                if (at[2] < 0 || at[2] >= in[2] || at[3] < 0 || at[3] >= in[3]) continue;
+                const int16_t x = read(0, at);
+                if (x == kPoison) {
+                  poison = true;
+                  break;
+                }
+                sum += x * p.v[static_cast<size_t>((c * kr + r) * ks + s)];
+              }
+            }
+          }
+          for (int64_t k = out.lo[1]; k <= out.hi[1]; ++k) {
+            const int16_t value = poison ? kPoison : Clamp8((sum * p.u[static_cast<size_t>(k)] + p.bias[static_cast<size_t>(k)]) >> 4);
+            write({n, k, h, w}, value);
+          }
+          continue;
+        }
+        for (int64_t k = out.lo[1]; k <= out.hi[1]; ++k) {
+          int64_t acc = layer.op == Op::kMaxPool ? INT64_MIN : 0;
+          bool poison = false;
+          if (layer.op == Op::kMaxPool || layer.op == Op::kAvgPool) {
+            for (int64_t r = 0; r < kr && !poison; ++r) {
+              for (int64_t s = 0; s < ks; ++s) {
+                const Index4 at{n, k, h * sh - pt + r, w * sw - pl + s};
+                if (at[2] < 0 || at[2] >= in[2] || at[3] < 0 || at[3] >= in[3]) continue;
+                const int16_t x = read(0, at);
+                if (x == kPoison) {
+                  poison = true;
+                  break;
+                }
+                acc = layer.op == Op::kMaxPool ? std::max<int64_t>(acc, x) : acc + x;
+              }
+            }
+            if (layer.op == Op::kAvgPool) acc /= kr * ks;
+          } else {
+            const int operands = layer.op == Op::kAdd ? 2 : 1;
+            for (int j = 0; j < operands; ++j) {
+              const int16_t x = read(j, {n, k, h, w});
+              if (x == kPoison) poison = true;
+              acc += x;
+            }
+          }
+          write({n, k, h, w}, poison ? kPoison : Clamp8(acc));
+        }
+      }
+    }
+  }
+}
+
+Range FullRange(const Shape& s) {
+  Range r;
+  for (int d = 0; d < 4; ++d) r.hi[d] = s[d] - 1;
+  return r;
+}
+
+// Operand names: the previous layers that are activations (frontend layers
+// or the network input), in order; constants are weights.
+std::vector<std::string> Operands(const FrontendLayer& layer, const Frontend& frontend) {
+  std::vector<std::string> names;
+  for (const std::string& prev : layer.previous) {
+    if (frontend.Find(prev) != nullptr || prev.rfind("input", 0) == 0) names.push_back(prev);
+  }
+  return names;
+}
+
+class Executor {
+ public:
+  Executor(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options)
+      : ir_(ir), frontend_(frontend), options_(options), index_(ir) {}
+
+  Execution Run();
+
+ private:
+  const Tensor& Input(const std::string& name, const Shape& shape) {
+    auto it = inputs_.find(name);
+    if (it == inputs_.end()) it = inputs_.emplace(name, RandomTensor(shape, options_.seed, name)).first;
+    return it->second;
+  }
+  const LayerParams& Params(const FrontendLayer& layer) {
+    auto it = params_.find(layer.name);
+    if (it == params_.end()) it = params_.emplace(layer.name, MakeParams(layer, options_.seed)).first;
+    return it->second;
+  }
+  void RunUntiled();
+  // The layer that fills a buffer tensor, from its first source.
+  std::string SourceLayer(const BufferEntry& entry) const;
+  // The data of a buffer tensor, assembled from its sources, in its frame;
+  // and where that frame's origin lies in the producer's absolute coordinates.
+  Tensor Assemble(const BufferEntry& entry, Index4* origin) const;
+  Tensor DramOutData(const DramOut& out) const;
+  void RunWorkload(const Core& core, const Workload& w);
+
+  const Ir& ir_;
+  const Frontend& frontend_;
+  ExecuteOptions options_;
+  IrIndex index_;
+  std::map<std::string, Tensor> inputs_;
+  std::map<std::string, LayerParams> params_;
+  std::map<std::string, Tensor> untiled_;
+  std::unordered_map<int64_t, Tensor> ofmaps_;  // transfer id -> workload output, local frame
+  std::map<std::string, Tensor> dram_;          // layer -> its stores at absolute coordinates
+  Execution result_;
+};
+
+void Executor::RunUntiled() {
+  std::vector<const FrontendLayer*> order;
+  for (const auto& [name, layer] : frontend_.layers) order.push_back(&layer);
+  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->index < b->index; });
+  for (const FrontendLayer* layer : order) {
+    if (!Modelled(layer->op)) continue;
+    const auto operands = Operands(*layer, frontend_);
+    std::vector<const Tensor*> tensors;
+    for (size_t j = 0; j < operands.size(); ++j) {
+      const auto it = untiled_.find(operands[j]);
+      if (it != untiled_.end()) {
+        tensors.push_back(&it->second);
+      } else if (j < layer->input_shapes.size()) {
+        tensors.push_back(&Input(operands[j], layer->input_shapes[j]));
+      }
+    }
+    if (tensors.empty()) continue;
+    Tensor out(layer->output_shape, kPoison);
+    const Reader read = [&](int j, const Index4& at) -> int16_t {
+      const Tensor* t = tensors[std::min<size_t>(static_cast<size_t>(j), tensors.size() - 1)];
+      return t->Inside(at) ? t->At(at) : kPoison;
+    };
+    ComputeBox(*layer, Params(*layer), FullRange(layer->output_shape), read, [&](const Index4& i, int16_t v) { out.Set(i, v); });
+    untiled_.emplace(layer->name, std::move(out));
+  }
+}
+
+std::string Executor::SourceLayer(const BufferEntry& entry) const {
+  if (entry.sources.empty()) return {};
+  const Source& s = entry.sources.front();
+  if (s.type == SourceType::kCore) return ir_.LayerName(s.layer);
+  const auto out = index_.DramOut(s.transfer_id);
+  if (!out || ir_.dram_out[*out].related_ifmap.empty()) return "input1";
+  const auto in = index_.DramIn(ir_.dram_out[*out].related_ifmap.front());
+  return in ? ir_.LayerName(ir_.dram_in[*in].layer) : std::string();
+}
+
+Tensor Executor::DramOutData(const DramOut& out) const {
+  Shape shape;
+  for (int d = 0; d < 4; ++d) shape[d] = Extent(out.range, d);
+  Tensor t(shape, kPoison);
+  const Tensor* source = nullptr;
+  if (out.related_ifmap.empty()) {
+    // The network input, shaped by the first consumer's first operand.
+    for (const Destination& d : out.destinations) {
+      const FrontendLayer* layer = frontend_.Find(ir_.LayerName(d.layer));
+      if (layer == nullptr) continue;
+      const auto operands = Operands(*layer, frontend_);
+      if (!operands.empty() && inputs_.count(operands[0]) != 0) source = &inputs_.at(operands[0]);
+      break;
+    }
+  } else if (const auto in = index_.DramIn(out.related_ifmap.front())) {
+    const auto it = dram_.find(ir_.LayerName(ir_.dram_in[*in].layer));
+    if (it != dram_.end()) source = &it->second;
+  }
+  if (source == nullptr) return t;
+  for (int64_t n = 0; n < shape[0]; ++n)
+    for (int64_t c = 0; c < shape[1]; ++c)
+      for (int64_t h = 0; h < shape[2]; ++h)
+        for (int64_t w = 0; w < shape[3]; ++w) {
+          const Index4 abs{out.range.lo[0] + n, out.range.lo[1] + c, out.range.lo[2] + h, out.range.lo[3] + w};
+          if (source->Inside(abs)) t.Set({n, c, h, w}, source->At(abs));
+        }
+  return t;
+}
+
+Tensor Executor::Assemble(const BufferEntry& entry, Index4* origin) const {
+  Shape shape;
+  for (int d = 0; d < 4; ++d) shape[d] = entry.range.hi[d] + 1;
+  Tensor t(shape, kPoison);
+  bool first = true;
+  for (const Source& s : entry.sources) {
+    Tensor piece;
+    Index4 abs_lo{};
+    if (s.type == SourceType::kCore) {
+      const auto it = ofmaps_.find(s.transfer_id);
+      const auto producer = index_.OfmapProducer(s.transfer_id);
+      if (it == ofmaps_.end() || !producer) continue;  // not produced yet: stays poison
+      piece = it->second;
+      abs_lo = index_.At(*producer).range.lo;
+    } else if (const auto out = index_.DramOut(s.transfer_id)) {
+      piece = DramOutData(ir_.dram_out[*out]);
+      abs_lo = ir_.dram_out[*out].range.lo;
+    } else {
+      continue;
+    }
+    if (first) {
+      for (int d = 0; d < 4; ++d) (*origin)[d] = abs_lo[d] - s.range.lo[d];
+      first = false;
+    }
+    for (int64_t n = 0; n < piece.shape[0]; ++n)
+      for (int64_t c = 0; c < piece.shape[1]; ++c)
+        for (int64_t h = 0; h < piece.shape[2]; ++h)
+          for (int64_t w = 0; w < piece.shape[3]; ++w) {
+            const Index4 to{s.range.lo[0] + n, s.range.lo[1] + c, s.range.lo[2] + h, s.range.lo[3] + w};
+            if (t.Inside(to) && to[0] <= s.range.hi[0] && to[1] <= s.range.hi[1] && to[2] <= s.range.hi[2] &&
+                to[3] <= s.range.hi[3]) {
+              t.Set(to, piece.At({n, c, h, w}));
+            }
+          }
+  }
+  return t;
+}
+
+void Executor::RunWorkload(const Core& core, const Workload& w) {
+  const std::string& name = ir_.LayerName(w.layer);
+  const FrontendLayer* layer = frontend_.Find(name);
+  Shape shape;
+  for (int d = 0; d < 4; ++d) shape[d] = Extent(w.range, d);
+  Tensor out(shape, kPoison);
+  if (layer == nullptr || !Modelled(layer->op)) {
+    if (std::find(result_.skipped_layers.begin(), result_.skipped_layers.end(), name) == result_.skipped_layers.end()) {
+      result_.skipped_layers.push_back(name);
+    }
+    for (const Ofmap& o : w.ofmaps) ofmaps_[o.transfer_id] = out;
+    return;
+  }
+  // Operand j: the ifmap whose tensor the j-th previous layer fills.
+  const auto operands = Operands(*layer, frontend_);
+  struct View {
+    Tensor data;
+    Index4 origin{};
+    Range window;
+    bool present = false;
+  };
+  std::vector<View> views(std::max<size_t>(operands.size(), 1));
+  for (const Ifmap& f : w.ifmaps) {
+    for (const BufferEntry& entry : w.buffer) {
+      if (!entry.cur_wl_ifmap || f.transfer_ids.empty() ||
+          std::find(entry.transfer_ids.begin(), entry.transfer_ids.end(), f.transfer_ids[0]) == entry.transfer_ids.end()) {
+        continue;
+      }
+      const std::string source = SourceLayer(entry);
+      size_t j = 0;
+      while (j < operands.size() && operands[j] != source) ++j;
+      if (j == operands.size()) j = 0;
+      if (views[j].present) ++j;  // the same layer feeding both operands
+      if (j >= views.size()) break;
+      views[j].data = Assemble(entry, &views[j].origin);
+      views[j].window = f.range;
+      views[j].present = true;
+      break;
+    }
+  }
+  for (size_t t = 0; t < w.tiles.size(); ++t) {
+    const Tile& tile = w.tiles[t];
+    const Reader read = [&](int j, const Index4& at) -> int16_t {
+      const Range& declared = (j == 1 && tile.ifmap2) ? *tile.ifmap2 : tile.ifmap;
+      Range point;
+      point.lo = at;
+      point.hi = at;
+      if (!Contains(declared, point)) return kPoison;
+      const View& view = views[std::min<size_t>(static_cast<size_t>(j), views.size() - 1)];
+      if (!view.present) return kPoison;
+      Range local;
+      for (int d = 0; d < 4; ++d) local.lo[d] = local.hi[d] = at[d] - view.origin[d];
+      if (!Contains(view.window, local) || !view.data.Inside(local.lo)) return kPoison;
+      return view.data.At(local.lo);
+    };
+    ComputeBox(*layer, Params(*layer), tile.ofmap, read, [&](const Index4& i, int16_t v) {
+      const Index4 local{i[0] - w.range.lo[0], i[1] - w.range.lo[1], i[2] - w.range.lo[2], i[3] - w.range.lo[3]};
+      if (out.Inside(local)) out.Set(local, v);
+    });
+  }
+  // Compare with the untiled run.
+  const auto reference = untiled_.find(name);
+  ++result_.workloads;
+  if (reference != untiled_.end() && !result_.first_mismatch) {
+    for (size_t i = 0; i < out.data.size(); ++i) {
+      ++result_.elements;
+      int64_t rest = static_cast<int64_t>(i);
+      Index4 local;
+      for (int d = 3; d >= 0; --d) {
+        local[d] = rest % shape[d];
+        rest /= shape[d];
+      }
+      const Index4 abs{local[0] + w.range.lo[0], local[1] + w.range.lo[1], local[2] + w.range.lo[2], local[3] + w.range.lo[3]};
+      const int16_t expected = reference->second.Inside(abs) ? reference->second.At(abs) : kPoison;
+      if (out.data[i] == expected) continue;
+      Mismatch m{core.id, w.id, -1, name, abs, expected, out.data[i]};
+      Range point;
+      point.lo = abs;
+      point.hi = abs;
+      for (size_t t = 0; t < w.tiles.size(); ++t) {
+        if (Contains(w.tiles[t].ofmap, point)) m.tile = static_cast<int64_t>(t);
+      }
+      result_.first_mismatch = m;
+      break;
+    }
+  }
+  for (const Ofmap& o : w.ofmaps) {
+    ofmaps_[o.transfer_id] = out;
+    const bool to_dram = std::any_of(o.destinations.begin(), o.destinations.end(),
+                                     [](const Destination& d) { return d.type == DestinationType::kDram; });
+    if (!to_dram) continue;
+    auto it = dram_.find(name);
+    if (it == dram_.end()) it = dram_.emplace(name, Tensor(layer->output_shape, kPoison)).first;
+    for (size_t i = 0; i < out.data.size(); ++i) {
+      int64_t rest = static_cast<int64_t>(i);
+      Index4 abs;
+      for (int d = 3; d >= 0; --d) {
+        abs[d] = rest % shape[d] + w.range.lo[d];
+        rest /= shape[d];
+      }
+      if (it->second.Inside(abs)) it->second.Set(abs, out.data[i]);
+    }
+  }
+}
+
+Execution Executor::Run() {
+  RunUntiled();
+  // Workloads in an order that respects every dependency: the wait-for
+  // graph's topological order, by repeatedly taking runnable core heads.
+  std::vector<size_t> pc(ir_.cores.size(), 0);
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (size_t c = 0; c < ir_.cores.size(); ++c) {
+      while (pc[c] < ir_.cores[c].workloads.size()) {
+        const Workload& w = ir_.cores[c].workloads[pc[c]];
+        bool ready = true;
+        for (const Ifmap& f : w.ifmaps) {
+          for (int64_t id : f.transfer_ids) {
+            if (index_.OfmapProducer(id) && ofmaps_.count(id) == 0) ready = false;
+          }
+        }
+        if (!ready) break;
+        RunWorkload(ir_.cores[c], w);
+        ++pc[c];
+        progress = true;
+      }
+    }
+  }
+  return result_;
+}
+
+}  // namespace
+
+Execution Execute(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options) {
+  return Executor(ir, frontend, options).Run();
+}
+
+}  // namespace accelcheck::gemini
