@@ -12,6 +12,7 @@
 #include "validators/core/format.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
+#include "validators/tensil/tensil_format.h"
 
 namespace accelcheck::cli {
 
@@ -26,6 +27,7 @@ std::vector<Flag> InspectFlags() {
   std::vector<Flag> flags = {
       {"format", true, "ID", "decode as format ID instead of detecting it"},
       {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
+      {"disasm", false, "", "print a Tensil program as assembly instead of JSON"},
       {"help", false, "", "print this help"},
   };
   const std::vector<Flag> limits = LimitFlags();
@@ -81,6 +83,16 @@ int RunInspect(const Args& args) {
   const std::string name = DisplayName(context.path);
   DiagnosticSink sink(Profile{}, name);
   const std::optional<InputBuffer> buffer = ReadInput(context.path, context.limits, sink);
+  if (parsed->Has("disasm")) {
+    // Only Tensil has a disassembler, and its programs are not detected by
+    // content: --disasm reads the input as Tensil.
+    if (forced != nullptr && forced->id() != "tensil") return UsageError("--disasm reads Tensil models and programs");
+    const auto text = buffer ? tensil::DisassembleInput(*buffer, context, sink) : std::nullopt;
+    PrintDiagnostics(sink);
+    if (!text) return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
+    std::cout << *text << std::flush;
+    return static_cast<int>(ExitCode::kConforms);
+  }
   const Format* format =
       !buffer ? nullptr : forced != nullptr ? forced : DetectFormat(buffer->bytes());
   if (buffer && format == nullptr) {

@@ -17,6 +17,9 @@ int RunMutate(const Args& args);       // cmd_mutate.cc
 int RunConformance(const Args& args);  // cmd_conformance.cc
 int RunGenerate(const Args& args);     // cmd_generate.cc
 int RunSimulate(const Args& args);     // cmd_simulate.cc
+int RunRun(const Args& args);          // cmd_run.cc: dispatches by format
 int RunGemini(const Args& args);       // cmd_run_gemini.cc: accelcheck run on a Gemini IR
+int RunTensil(const Args& args);       // cmd_run_tensil.cc
+int RunAssemble(const Args& args);     // cmd_assemble.cc
 
 }  // namespace accelcheck::cli

@@ -21,6 +21,9 @@ constexpr std::string_view kUsage =
     "  conformance DIR        run a conformance suite (--generate DIR writes ours)\n"
     "  generate FORMAT ...    write a valid file from a recipe (pte: --recipe R.json -o OUT)\n"
     "  simulate IR.json       time a Gemini schedule per core, with DRAM traffic and L2 use\n"
+    "  run MODEL ...          run a model on its format's reference executor\n"
+    "  assemble PROG.tasm --arch A.tarch -o PROG.tprog\n"
+    "                         assemble a Tensil program (inspect --disasm prints one)\n"
     "\n"
     "Run `accelcheck <command> --help` for a command's options.\n"
     "Exit codes: 0 conforms, 1 errors found, 2 usage error, 3 I/O, internal error or limit.\n";
@@ -42,6 +45,8 @@ int main(int argc, char** argv) {
   if (command == "conformance") return RunConformance(args);
   if (command == "generate") return RunGenerate(args);
   if (command == "simulate") return RunSimulate(args);
+  if (command == "run") return RunRun(args);
+  if (command == "assemble") return RunAssemble(args);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage.data(), stdout);
     return 0;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iostream>
+
+#include "validators/core/sink.h"
 
 namespace accelcheck::cli {
 
@@ -88,6 +91,27 @@ std::string FlagHelp(const std::vector<Flag>& flags) {
     out += left + f.help + "\n";
   }
   return out;
+}
+
+std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec, const std::vector<std::string>& args,
+                                       int* exit_code) {
+  std::string error;
+  std::optional<ParsedArgs> parsed = Parse(args, spec.flags, &error);
+  if (!parsed) {
+    *exit_code = UsageError(spec, error);
+    return std::nullopt;
+  }
+  if (parsed->Has("help")) {
+    std::cout << spec.usage << "\noptions:\n" << FlagHelp(spec.flags);
+    *exit_code = static_cast<int>(ExitCode::kConforms);
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+int UsageError(const CommandSpec& spec, const std::string& message) {
+  std::cerr << "accelcheck " << spec.name << ": " << message << "\n" << spec.usage;
+  return static_cast<int>(ExitCode::kUsage);
 }
 
 }  // namespace accelcheck::cli

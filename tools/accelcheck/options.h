@@ -41,4 +41,22 @@ std::optional<uint64_t> ParseCount(std::string_view text, std::string* error);
 // "  --name VALUE   help" lines for a command's usage text.
 std::string FlagHelp(const std::vector<Flag>& flags);
 
+// What every subcommand declares once: its name, its usage text and its flags.
+struct CommandSpec {
+  std::string name;   // "assemble"
+  std::string usage;  // "usage: accelcheck assemble ...\n" and what it does
+  std::vector<Flag> flags;
+};
+
+// Parses a subcommand's arguments. On --help prints the usage and the flags
+// to standard output and sets `exit_code` to 0; on a bad argument prints the
+// error and the usage to standard error and sets it to 2. Either way returns
+// nothing: the command returns `*exit_code`.
+std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec, const std::vector<std::string>& args,
+                                       int* exit_code);
+
+// Prints "accelcheck NAME: message" and the usage to standard error; returns
+// the usage exit code (2), for errors found after parsing.
+int UsageError(const CommandSpec& spec, const std::string& message);
+
 }  // namespace accelcheck::cli

@@ -252,6 +252,20 @@ std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateCo
   return LoadedModel{std::move(*model), layout, std::move(*program), std::move(*constants)};
 }
 
+std::optional<std::string> DisassembleInput(const InputBuffer& input, const ValidateContext& context,
+                                            DiagnosticSink& sink) {
+  if (IsJson(input.bytes())) {
+    const auto loaded = LoadModel(input, context, sink);
+    if (!loaded) return std::nullopt;
+    return Disassemble(loaded->program.bytes(), loaded->layout);
+  }
+  const auto arch = CompanionArchitecture(context, sink);
+  if (!arch) return std::nullopt;
+  const Layout layout = *LayoutOf(*arch);
+  if (!CheckWholeInstructions(input.bytes(), layout, sink)) return std::nullopt;
+  return Disassemble(input.bytes(), layout);
+}
+
 const Format& TensilFormat() {
   static const TensilFormatImpl kFormat;
   return kFormat;
