@@ -51,6 +51,7 @@ bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
 }  // namespace
 
 int RunGenerate(const Args& args) {
+  if (!args.empty() && args[0] == "gemini") return RunGenerateGemini(Args(args.begin() + 1, args.end()));
   std::string error;
   const std::optional<ParsedArgs> parsed = Parse(args, GenerateFlags(), &error);
   if (!parsed) return Usage(error);

@@ -16,6 +16,7 @@ int RunInspect(const Args& args);      // cmd_inspect.cc
 int RunMutate(const Args& args);       // cmd_mutate.cc
 int RunConformance(const Args& args);  // cmd_conformance.cc
 int RunGenerate(const Args& args);     // cmd_generate.cc
+int RunGenerateGemini(const Args& args);  // cmd_generate_gemini.cc: generate gemini ...
 int RunSimulate(const Args& args);     // cmd_simulate.cc
 int RunRun(const Args& args);          // cmd_run.cc: dispatches by format
 int RunGemini(const Args& args);       // cmd_run_gemini.cc: accelcheck run on a Gemini IR

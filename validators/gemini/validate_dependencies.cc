@@ -102,6 +102,8 @@ void AddDataEdges(const Ir& ir, const IrIndex& index, Graph& graph) {
 
 // I-D2: a tensor first present at workload a of core c and filled by a
 // remote producer p occupies space that is free only once (c, a-1) is done.
+// The producer's send waits for that space, and a core sends before it
+// starts its next workload, so (c, a-1) precedes p's successor on its core.
 void AddSpaceEdges(const Ir& ir, const IrIndex& index, Graph& graph) {
   for (uint32_t c = 0; c < ir.cores.size(); ++c) {
     const Core& core = ir.cores[c];
@@ -110,7 +112,9 @@ void AddSpaceEdges(const Ir& ir, const IrIndex& index, Graph& graph) {
         if (!entry.newly_added || !*entry.newly_added) continue;
         for (const Source& source : entry.sources) {
           if (source.type != SourceType::kCore || source.core_id == core.id) continue;
-          if (const auto producer = index.OfmapProducer(source.transfer_id)) graph.Edge({c, a - 1}, *producer);
+          const auto producer = index.OfmapProducer(source.transfer_id);
+          if (!producer || producer->index + 1 >= ir.cores[producer->core].workloads.size()) continue;
+          graph.Edge({c, a - 1}, {producer->core, producer->index + 1});
         }
       }
     }

@@ -1,0 +1,101 @@
+// accelcheck generate gemini ... -o OUT.json: the reference scheduler
+// (conformance/gemini/generate.h) writes a valid scheduler IR and, next to
+// it, its frontend IR (OUT's stem + .frontend.json).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "conformance/gemini/generate.h"
+#include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/options.h"
+#include "validators/core/sink.h"
+
+namespace accelcheck::cli {
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: accelcheck generate gemini [--layers N] [--batch B] [--mesh XxY] [--buffer BYTES]\n"
+    "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
+    "                                  [--seed S [--random]] -o OUT.json\n"
+    "Writes a schedule of N 3x3 convolutions split by rows over the mesh, and its frontend IR\n"
+    "as OUT's stem + .frontend.json. With --random the seed picks each size up to the bound given.\n";
+
+const std::vector<Flag>& Flags() {
+  static const std::vector<Flag> kFlags = {
+      {"layers", true, "N", "convolution layers (default 3)"},
+      {"batch", true, "B", "batch size (default 1)"},
+      {"mesh", true, "XxY", "cores (default 1x1)"},
+      {"buffer", true, "BYTES", "L2 bytes per core (default 8 MiB)"},
+      {"channels", true, "C", "channels of every layer (default 8)"},
+      {"height", true, "H", "rows (default 16)"},
+      {"width", true, "W", "columns (default 16)"},
+      {"tiles", true, "T", "row tiles per workload (default 2)"},
+      {"seed", true, "S", "seed (default 1)"},
+      {"random", false, "", "pick the sizes from the seed, up to the values given"},
+      {"o", true, "OUT", "where to write the IR"},
+      {"help", false, "", "print this help"},
+  };
+  return kFlags;
+}
+
+int Usage(const std::string& error) {
+  std::cerr << "accelcheck generate gemini: " << error << "\n" << kUsage << FlagHelp(Flags());
+  return static_cast<int>(ExitCode::kUsage);
+}
+
+}  // namespace
+
+int RunGenerateGemini(const Args& args) {
+  std::string error;
+  const std::optional<ParsedArgs> parsed = Parse(args, Flags(), &error);
+  if (!parsed) return Usage(error);
+  if (parsed->Has("help")) {
+    std::cout << kUsage << FlagHelp(Flags());
+    return 0;
+  }
+  if (!parsed->positional.empty()) return Usage("unexpected argument " + parsed->positional[0]);
+  const auto out_path = parsed->Get("o");
+  if (!out_path) return Usage("-o is required");
+  gemini::GenerateOptions options;
+  const auto count = [&](const char* flag, auto* field) {
+    if (!parsed->Has(flag)) return true;
+    const auto value = ParseCount(*parsed->Get(flag), &error);
+    if (!value || *value < 1 || *value > (1ull << 40)) return false;
+    *field = static_cast<std::remove_pointer_t<decltype(field)>>(*value);
+    return true;
+  };
+  if (!count("layers", &options.layers) || !count("batch", &options.batch) || !count("buffer", &options.buffer) ||
+      !count("channels", &options.channels) || !count("height", &options.height) || !count("width", &options.width) ||
+      !count("tiles", &options.tiles) || !count("seed", &options.seed)) {
+    return Usage("sizes are whole numbers of at least 1");
+  }
+  if (const auto mesh = parsed->Get("mesh")) {
+    const size_t x = mesh->find('x');
+    const auto mx = x == std::string::npos ? std::nullopt : ParseCount(mesh->substr(0, x), &error);
+    const auto my = x == std::string::npos ? std::nullopt : ParseCount(mesh->substr(x + 1), &error);
+    if (!mx || !my || *mx < 1 || *my < 1 || *mx * *my > 4096) return Usage("--mesh takes XxY, for example 4x4");
+    options.mesh_x = static_cast<int>(*mx);
+    options.mesh_y = static_cast<int>(*my);
+  }
+  if (parsed->Has("random")) options = gemini::RandomizeOptions(options, options.seed);
+  const std::string frontend_path =
+      std::filesystem::path(*out_path).replace_extension("").string() + ".frontend.json";
+  std::ofstream ir(*out_path, std::ios::binary);
+  std::ofstream frontend(frontend_path, std::ios::binary);
+  if (!ir || !frontend) {
+    std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
+    return static_cast<int>(ExitCode::kFailure);
+  }
+  if (const auto problem = gemini::GenerateIr(options, ir, frontend)) return Usage(*problem);
+  ir.close();
+  frontend.close();
+  if (!ir || !frontend) {
+    std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
+    return static_cast<int>(ExitCode::kFailure);
+  }
+  std::cout << "wrote " << *out_path << " and " << frontend_path << "\n";
+  return 0;
+}
+
+}  // namespace accelcheck::cli
