@@ -1,0 +1,165 @@
+#include "conformance/tensil/bundle.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "validators/core/format.h"
+#include "validators/core/text.h"
+#include "validators/tensil/disasm.h"
+#include "validators/tensil/rules.h"
+#include "validators/tensil/tensil_format.h"
+
+namespace accelcheck::tensil::conformance {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json TinyArch() {
+  return {{"data_type", "FP16BP8"},    {"array_size", 2},         {"dram0_depth", 256},
+          {"dram1_depth", 256},        {"local_depth", 256},      {"accumulator_depth", 256},
+          {"simd_registers_depth", 1}, {"stride0_depth", 2},      {"stride1_depth", 2},
+          {"number_of_threads", 1},    {"thread_queue_depth", 8}};
+}
+
+// The layout the program is assembled with: the bundle's architecture, or the
+// tiny one when a mutation left the architecture without a layout.
+Layout LayoutFor(const json& arch_json) {
+  Architecture arch;
+  const auto value = [&](const char* key, uint64_t fallback) {
+    const auto it = arch_json.find(key);
+    return it != arch_json.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? it->get<uint64_t>()
+                                                                                      : fallback;
+  };
+  arch.array_size = value("array_size", 2);
+  arch.local_depth = value("local_depth", 256);
+  arch.accumulator_depth = value("accumulator_depth", 256);
+  arch.dram0_depth = value("dram0_depth", 256);
+  arch.dram1_depth = value("dram1_depth", 256);
+  arch.stride0_depth = value("stride0_depth", 2);
+  arch.stride1_depth = value("stride1_depth", 2);
+  arch.simd_registers_depth = value("simd_registers_depth", 1);
+  arch.number_of_threads = std::min<uint64_t>(value("number_of_threads", 1), 2);
+  if (const auto layout = LayoutOf(arch)) return *layout;
+  return *LayoutOf(Architecture{.array_size = 2, .local_depth = 256, .accumulator_depth = 256,
+                                .stride0_depth = 2, .stride1_depth = 2});
+}
+
+bool WriteBytes(const fs::path& path, const std::string& bytes, std::string* error) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  if (out) return true;
+  *error = "cannot write " + path.string();
+  return false;
+}
+
+std::string ReadWhole(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+Bundle TinyBundle() {
+  Bundle b;
+  b.model = {{"name", "tiny"},
+             {"prog", {{"file_name", "tiny.tprog"}, {"size", 0}}},
+             {"consts", {{{"file_name", "tiny.tdata"}, {"base", 0}, {"size", 3}}}},
+             {"inputs", {{{"name", "x"}, {"base", 0}, {"size", 1}}}},
+             {"outputs", {{{"name", "y"}, {"base", 1}, {"size", 1}}}},
+             {"arch", TinyArch()},
+             {"load_consts_to_local", false}};
+  b.program = {
+      "DataMove dram1->local local=0 dram1=0 size=2",
+      "DataMove dram0->local local=3 dram0=0 size=0",
+      "LoadWeights local=0 size=2",
+      "MatMul local=3 acc=0 size=0",
+      "SIMD op=zero left=in right=in dest=r1",
+      "SIMD read write op=max left=in right=r1 dest=out wacc=1 racc=0",
+      "DataMove acc->local local=4 acc=1 size=0",
+      "DataMove local->dram0 local=4 dram0=1 size=0",
+  };
+  b.tdata.assign(12, 1);
+  return b;
+}
+
+std::optional<Bundle> ReadBundle(const std::string& tmodel_path, std::string* error) {
+  std::string text = ReadWhole(tmodel_path);
+  DiagnosticSink sink(Profile{}, tmodel_path);
+  ValidateContext context;
+  context.path = tmodel_path;
+  const InputBuffer input = InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  const auto loaded = LoadModel(input, context, sink);
+  if (!loaded) {
+    *error = Str(tmodel_path, " does not load as a valid Tensil model");
+    return std::nullopt;
+  }
+  Bundle b;
+  b.model = json::parse(text);
+  b.program = Lines(Disassemble(loaded->program.bytes(), loaded->layout));
+  b.tdata.assign(loaded->constants.bytes().begin(), loaded->constants.bytes().end());
+  return b;
+}
+
+std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& dir, const std::string& stem,
+                                         std::string* error) {
+  json model = bundle.model;
+  std::string program_text;
+  for (const std::string& line : bundle.program) program_text += line + "\n";
+  AssembleError assemble_error;
+  auto program = Assemble(program_text, LayoutFor(model.contains("arch") ? model["arch"] : json::object()),
+                          &assemble_error);
+  if (!program) {
+    *error = Str("line ", assemble_error.line, " does not assemble: ", assemble_error.message);
+    return std::nullopt;
+  }
+  program->insert(program->end(), bundle.trailing.begin(), bundle.trailing.end());
+  if (bundle.name_files) {
+    if (model.contains("prog") && model["prog"].is_object()) model["prog"]["file_name"] = stem + ".tprog";
+    if (model.contains("consts") && model["consts"].is_array()) {
+      for (json& entry : model["consts"]) {
+        if (entry.is_object()) entry["file_name"] = stem + ".tdata";
+      }
+    }
+  }
+  if (bundle.fix_prog_size && model.contains("prog") && model["prog"].contains("size")) {
+    model["prog"]["size"] = program->size();
+  }
+  WrittenBundle written;
+  written.tmodel = (dir / (stem + ".tmodel")).string();
+  const std::string tprog = (dir / (stem + ".tprog")).string();
+  const std::string tdata = (dir / (stem + ".tdata")).string();
+  if (!WriteBytes(written.tmodel, bundle.model_text.value_or(model.dump(1)), error) ||
+      !WriteBytes(tprog, std::string(program->begin(), program->end()), error) ||
+      !WriteBytes(tdata, std::string(bundle.tdata.begin(), bundle.tdata.end()), error)) {
+    return std::nullopt;
+  }
+  written.files = {written.tmodel, tprog, tdata};
+  if (bundle.tarch) {
+    const std::string tarch = (dir / (stem + ".tarch")).string();
+    if (!WriteBytes(tarch, bundle.tarch->dump(1), error)) return std::nullopt;
+    written.companions.push_back(tarch);
+    written.files.push_back(tarch);
+  }
+  return written;
+}
+
+const Mutation* FindMutation(std::string_view rule_id) {
+  for (const Mutation& m : Mutations()) {
+    if (m.rule->id == rule_id) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace accelcheck::tensil::conformance

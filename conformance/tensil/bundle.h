@@ -1,0 +1,64 @@
+// A Tensil model as the conformance suite and the mutator handle it: the
+// .tmodel JSON, the program as assembly lines (validators/tensil/disasm.h,
+// which round-trips any bytes), the .tdata bytes, and an optional .tarch.
+// A bundle is written as <stem>.tmodel next to the <stem>.tprog and
+// <stem>.tdata it names.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "validators/core/diagnostic.h"
+
+namespace accelcheck::tensil::conformance {
+
+struct Bundle {
+  nlohmann::json model;
+  std::vector<std::string> program;
+  std::vector<uint8_t> trailing;  // raw bytes after the last instruction
+  std::vector<uint8_t> tdata;
+  bool fix_prog_size = true;  // write prog.size as the program's length
+  bool name_files = true;     // point prog and consts[0] at the files written
+  std::optional<nlohmann::json> tarch;
+  std::optional<std::string> model_text;  // written instead of `model` (for broken JSON)
+
+  nlohmann::json& arch() { return model["arch"]; }
+};
+
+// One dense layer with ReLU on a 2x2 array (FP16BP8, 8-bit addresses): valid
+// with no finding even under --strict.
+Bundle TinyBundle();
+
+// Reads a .tmodel with the .tprog and .tdata it names, the program
+// disassembled. Nothing (with `error`) when the model does not validate.
+std::optional<Bundle> ReadBundle(const std::string& tmodel_path, std::string* error);
+
+struct WrittenBundle {
+  std::string tmodel;                   // the file to validate
+  std::vector<std::string> companions;  // the .tarch, when the bundle has one
+  std::vector<std::string> files;       // every file written
+};
+
+// Writes <dir>/<stem>.tmodel, .tprog, .tdata (and .tarch), the manifest
+// naming the files it is written with.
+std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const std::filesystem::path& dir,
+                                         const std::string& stem, std::string* error);
+
+// A change to a valid bundle that breaks `rule`; returns the object path the
+// rule is reported at.
+struct Mutation {
+  const Rule* rule;
+  std::function<std::string(Bundle&)> change;
+  std::vector<const Rule*> also = {};  // rules that necessarily break with it
+};
+
+// One mutation per rule of validators/tensil/rules.def, in table order.
+const std::vector<Mutation>& Mutations();
+const Mutation* FindMutation(std::string_view rule_id);
+
+}  // namespace accelcheck::tensil::conformance

@@ -1,0 +1,302 @@
+// One change per rule of validators/tensil/rules.def to the valid tiny
+// bundle, each reported at the object path it returns.
+#include <algorithm>
+
+#include "conformance/tensil/bundle.h"
+#include "validators/core/text.h"
+#include "validators/tensil/rules.h"
+
+namespace accelcheck::tensil::conformance {
+
+namespace {
+
+using nlohmann::json;
+
+// Appends an instruction; its path is prog[index].
+std::string Append(Bundle& c, const std::string& line) {
+  c.program.push_back(line);
+  return Str("prog[", c.program.size() - 1, "]");
+}
+
+std::vector<Mutation> Table() {
+  return {
+      {&rules::kJsonSyntax,
+       [](Bundle& c) {
+         c.model_text = "{\"name\": ";
+         return std::string();
+       }},
+      {&rules::kArchMismatch,
+       [](Bundle& c) {
+         c.tarch = c.arch();
+         (*c.tarch)["local_depth"] = 512;
+         return std::string("arch.local_depth");
+       }},
+      {&rules::kKeyMissing,
+       [](Bundle& c) {
+         c.model.erase("name");
+         return std::string("name");
+       }},
+      {&rules::kKeyType,
+       [](Bundle& c) {
+         c.model["inputs"][0]["base"] = "0";
+         return std::string("inputs[0].base");
+       }},
+      {&rules::kUnknownKey,
+       [](Bundle& c) {
+         c.model["extra"] = 1;
+         return std::string("extra");
+       }},
+      {&rules::kLegacySchema,
+       [](Bundle& c) {
+         c.model.erase("load_consts_to_local");
+         return std::string("load_consts_to_local");
+       }},
+      {&rules::kArchPositive,
+       [](Bundle& c) {
+         c.arch()["local_depth"] = 0;
+         return std::string("arch.local_depth");
+       }},
+      {&rules::kArchDataType,
+       [](Bundle& c) {
+         c.arch()["data_type"] = "FP64";
+         return std::string("arch.data_type");
+       }},
+      {&rules::kArchThreads,
+       [](Bundle& c) {
+         c.arch()["number_of_threads"] = 3;
+         return std::string("arch.number_of_threads");
+       },
+       {&rules::kArchHeaderWidth}},
+      {&rules::kArchHeaderWidth,
+       [](Bundle& c) {
+         c.arch()["number_of_threads"] = 4;
+         return std::string("arch.number_of_threads");
+       },
+       {&rules::kArchThreads}},
+      {&rules::kArchOperandWidth,
+       [](Bundle& c) {
+         c.arch()["dram0_depth"] = uint64_t{1} << 62;
+         c.arch()["stride1_depth"] = 1 << 20;
+         return std::string("arch");
+       },
+       {&rules::kArchDepthRange}},
+      {&rules::kArchFloat32,
+       [](Bundle& c) {
+         c.arch()["data_type"] = "FLOAT32";
+         c.tdata.assign(24, 0);
+         return std::string("arch.data_type");
+       }},
+      {&rules::kArchArraySizeRange,
+       [](Bundle& c) {
+         c.arch()["array_size"] = 1;
+         return std::string("arch.array_size");
+       },
+       {&rules::kTdataSize, &rules::kLoadWeightsOversize}},
+      {&rules::kArchDepthRange,
+       [](Bundle& c) {
+         c.arch()["local_depth"] = 1 << 17;
+         return std::string("arch.local_depth");
+       }},
+      {&rules::kModelFileMissing,
+       [](Bundle& c) {
+         c.name_files = false;
+         c.model["prog"]["file_name"] = "absent.tprog";
+         return std::string("prog.file_name");
+       }},
+      {&rules::kModelProgSize,
+       [](Bundle& c) {
+         c.fix_prog_size = false;
+         c.model["prog"]["size"] = 42;
+         return std::string("prog.size");
+       }},
+      {&rules::kModelProgEmpty,
+       [](Bundle& c) {
+         c.program.clear();
+         return std::string("prog.size");
+       }},
+      {&rules::kModelProgMultiple,
+       [](Bundle& c) {
+         c.fix_prog_size = false;
+         c.model["prog"]["size"] = 31;
+         return std::string("prog.size");
+       },
+       {&rules::kModelProgSize}},
+      {&rules::kModelConstsEmpty,
+       [](Bundle& c) {
+         c.model["consts"] = json::array();
+         return std::string("consts");
+       }},
+      {&rules::kModelConstsSize,
+       [](Bundle& c) {
+         c.model["consts"][0]["size"] = 0;
+         c.tdata.clear();
+         return std::string("consts[0].size");
+       }},
+      {&rules::kModelConstsCount,
+       [](Bundle& c) {
+         c.model["consts"].push_back(c.model["consts"][0]);
+         return std::string("consts");
+       }},
+      {&rules::kModelConstsBase,
+       [](Bundle& c) {
+         c.model["consts"][0]["base"] = 1;
+         return std::string("consts[0].base");
+       },
+       {&rules::kFlowUninitialized}},
+      {&rules::kModelConstsRange,
+       [](Bundle& c) {
+         c.model["consts"][0]["size"] = 300;
+         c.tdata.assign(300 * 2 * 2, 1);
+         return std::string("consts[0]");
+       }},
+      {&rules::kModelIoEmpty,
+       [](Bundle& c) {
+         c.model["inputs"] = json::array();
+         return std::string("inputs");
+       }},
+      {&rules::kModelIoName,
+       [](Bundle& c) {
+         c.model["inputs"][0]["name"] = "";
+         return std::string("inputs[0].name");
+       }},
+      {&rules::kModelIoSize,
+       [](Bundle& c) {
+         c.model["outputs"][0]["size"] = 0;
+         return std::string("outputs[0].size");
+       }},
+      {&rules::kModelIoRange,
+       [](Bundle& c) {
+         c.model["outputs"][0]["base"] = 256;
+         return std::string("outputs[0]");
+       },
+       {&rules::kModelProbeRows}},
+      {&rules::kModelIoCount,
+       [](Bundle& c) {
+         for (int i = 1; i <= 4; ++i) c.model["inputs"].push_back({{"name", "x"}, {"base", 10 * i}, {"size", 1}});
+         return std::string("inputs");
+       }},
+      {&rules::kModelIoOverlap,
+       [](Bundle& c) {
+         c.model["inputs"].push_back({{"name", "z"}, {"base", 0}, {"size", 1}});
+         return std::string("inputs[1]");
+       }},
+      {&rules::kModelIoOrder,
+       [](Bundle& c) {
+         c.model["inputs"][0]["base"] = 10;
+         c.model["inputs"].push_back({{"name", "z"}, {"base", 0}, {"size", 1}});
+         return std::string("inputs[1].base");
+       }},
+      {&rules::kModelProbeRows,
+       [](Bundle& c) {
+         c.model["inputs"][0]["base"] = 254;
+         c.program[1] = "DataMove dram0->local local=3 dram0=254 size=0";
+         return std::string("inputs[0]");
+       }},
+      {&rules::kTdataSize,
+       [](Bundle& c) {
+         c.tdata.resize(10);
+         return std::string("consts[0]");
+       }},
+      {&rules::kTdataFp18Padding,
+       [](Bundle& c) {
+         c.arch()["data_type"] = "FP18BP10";
+         c.tdata.assign(24, 0);
+         c.tdata[7] = 0x80;
+         return std::string("consts[0].data");
+       }},
+      {&rules::kTdataNonFinite,
+       [](Bundle& c) {
+         c.arch()["data_type"] = "FLOAT32";
+         c.tdata.assign(24, 0);
+         c.tdata[4] = 0x7f;
+         c.tdata[5] = 0x80;
+         return std::string("consts[0].data");
+       },
+       {&rules::kArchFloat32}},
+      {&rules::kProgTruncated,
+       [](Bundle& c) {
+         c.trailing = {0, 0};
+         return std::string("prog");
+       },
+       {&rules::kModelProgMultiple}},
+      {&rules::kInstrTid, [](Bundle& c) { return Append(c, "Wait thread=0 tid=1"); }},
+      {&rules::kInstrOpcode, [](Bundle& c) { return Append(c, ".bytes 00 00 00 00 00 50"); }},
+      {&rules::kInstrFlags, [](Bundle& c) { return Append(c, ".bytes 00 00 00 00 00 24"); }},
+      {&rules::kInstrPadding, [](Bundle& c) { return Append(c, "MatMul local=3 acc=2 size=0 pad0=1"); }},
+      {&rules::kInstrStride,
+       [](Bundle& c) {
+         c.arch()["stride0_depth"] = 3;
+         return Append(c, "MatMul local=0 acc=2 size=0 stride0=3");
+       }},
+      {&rules::kInstrLocalRange, [](Bundle& c) { return Append(c, "MatMul local=250 acc=2 size=3 stride0=1"); }},
+      {&rules::kInstrOtherRange,
+       [](Bundle& c) { return Append(c, "DataMove local->dram0 local=4 dram0=250 size=3 stride1=1"); }},
+      {&rules::kInstrSize,
+       [](Bundle& c) {
+         c.arch()["accumulator_depth"] = 16;
+         return Append(c, "MatMul local=0 acc=0 size=16");
+       },
+       {&rules::kInstrOtherRange}},
+      {&rules::kInstrZeroesOperand, [](Bundle& c) { return Append(c, "MatMul zeroes local=5 acc=2 size=0"); }},
+      {&rules::kLoadWeightsRows, [](Bundle& c) { return Append(c, "LoadWeights local=0 size=4"); }},
+      {&rules::kLoadWeightsOversize, [](Bundle& c) { return Append(c, "LoadWeights local=0 size=3"); }},
+      {&rules::kLoadWeightsOperand2, [](Bundle& c) { return Append(c, "LoadWeights local=0 size=2 operand2=1"); }},
+      {&rules::kSimdAccRange,
+       [](Bundle& c) {
+         c.arch()["accumulator_depth"] = 16;
+         return Append(c, "SIMD read write op=max left=in right=r1 dest=out wacc=20 racc=1");
+       }},
+      {&rules::kSimdStride,
+       [](Bundle& c) {
+         return Append(c, "SIMD read write op=move left=in right=in dest=out wacc=2 racc=1 stride0=1");
+       }},
+      {&rules::kSimdRegister,
+       [](Bundle& c) {
+         c.arch()["simd_registers_depth"] = 2;
+         return Append(c, "SIMD op=zero left=in right=in dest=r3");
+       }},
+      {&rules::kSimdUnusedAddress, [](Bundle& c) { return Append(c, "SIMD op=zero left=in right=in dest=r1 wacc=3"); }},
+      {&rules::kSimdReadWithoutInput,
+       [](Bundle& c) { return Append(c, "SIMD read op=add left=r1 right=r1 dest=r1 racc=1"); }},
+      {&rules::kSimdWriteDest,
+       [](Bundle& c) { return Append(c, "SIMD read write op=move left=in right=in dest=r1 wacc=2 racc=1"); }},
+      {&rules::kSimdAccumulate,
+       [](Bundle& c) { return Append(c, "SIMD read accumulate op=move left=in right=in dest=r1 racc=1"); }},
+      {&rules::kSimdInputWithoutRead, [](Bundle& c) { return Append(c, "SIMD op=move left=in right=in dest=r1"); }},
+      {&rules::kSimdZeroSources, [](Bundle& c) { return Append(c, "SIMD op=zero left=r1 right=in dest=r1"); }},
+      {&rules::kSimdDead, [](Bundle& c) { return Append(c, "SIMD read op=move left=in right=in dest=out racc=1"); }},
+      {&rules::kSimdOpUnemulated,
+       [](Bundle& c) { return Append(c, "SIMD read write op=abs left=in right=in dest=out wacc=2 racc=1"); }},
+      {&rules::kWaitOperands, [](Bundle& c) { return Append(c, ".bytes 01 00 00 00 00 00"); }},
+      {&rules::kFlowUninitialized, [](Bundle& c) { return Append(c, "DataMove dram0->local local=5 dram0=7 size=0"); }},
+      {&rules::kFlowOutputUnwritten,
+       [](Bundle& c) {
+         c.program.pop_back();
+         return std::string("outputs[0]");
+       }},
+      {&rules::kFlowResetWeights,
+       [](Bundle& c) {
+         c.program.insert(c.program.begin() + 2, "MatMul local=3 acc=5 size=0");
+         return std::string("prog[2]");
+       }},
+      {&rules::kFlowAccumulateUnwritten, [](Bundle& c) { return Append(c, "MatMul accumulate local=3 acc=9 size=0"); }},
+  };
+}
+
+}  // namespace
+
+const std::vector<Mutation>& Mutations() {
+  static const std::vector<Mutation> kMutations = [] {
+    std::vector<Mutation> table = Table();
+    const RuleTable all = AllRules();
+    const auto order = [&](const Mutation& m) {
+      return std::find_if(all.begin(), all.end(), [&](const Rule* r) { return r == m.rule; }) - all.begin();
+    };
+    std::stable_sort(table.begin(), table.end(),
+                     [&](const Mutation& a, const Mutation& b) { return order(a) < order(b); });
+    return table;
+  }();
+  return kMutations;
+}
+
+}  // namespace accelcheck::tensil::conformance
