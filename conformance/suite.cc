@@ -18,6 +18,7 @@
 #include "conformance/pte/bases.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/pte/serialize.h"
+#include "conformance/tensil/bundle.h"
 #include "validators/core/format.h"
 #include "validators/core/text.h"
 
@@ -100,7 +101,10 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
   ValidateContext context;
   context.limits = limits;
   context.path = file;
-  if (c.contains("data")) context.companions.push_back((dir / c.value("data", "")).string());
+  if (c.contains("data") && c["data"].is_string()) context.companions.push_back((dir / c.value("data", "")).string());
+  if (c.contains("data") && c["data"].is_array()) {
+    for (const json& companion : c["data"]) context.companions.push_back((dir / companion.get<std::string>()).string());
+  }
   format->Validate(*input, context, sink);
 
   if (!negative) {
@@ -212,11 +216,50 @@ bool WriteBases(const fs::path& dir, std::vector<SuiteBase>& bases, json& cases,
   return true;
 }
 
+// The Tensil cases: the tiny bundle and one mutation of it per rule. A case
+// is several files: "file" is the .tmodel, "files" lists the .tprog and
+// .tdata it names, and "data" the .tarch it is validated against.
+bool WriteTensilCases(const fs::path& dir, json& cases, std::string* error) {
+  namespace tc = tensil::conformance;
+  const auto relative = [&](const std::string& path) { return fs::relative(path, dir).generic_string(); };
+  const auto write = [&](const tc::Bundle& bundle, const std::string& stem, json c) {
+    const auto written = tc::WriteBundle(bundle, dir / "tensil", stem, error);
+    if (!written) return false;
+    c["format"] = "tensil";
+    c["file"] = relative(written->tmodel);
+    c["files"] = json::array();
+    for (const std::string& f : written->files) c["files"].push_back(relative(f));
+    if (!written->companions.empty()) {
+      c["data"] = json::array();
+      for (const std::string& f : written->companions) c["data"].push_back(relative(f));
+    }
+    cases.push_back(std::move(c));
+    return true;
+  };
+  if (!write(tc::TinyBundle(), "valid_tiny", {{"id", "tensil.valid.tiny"}, {"expect", "valid"}})) return false;
+  for (const tc::Mutation& m : tc::Mutations()) {
+    tc::Bundle bundle = tc::TinyBundle();
+    const std::string path = m.change(bundle);
+    json c = {{"id", std::string(m.rule->id)},
+              {"base", "valid_tiny.tmodel"},
+              {"expect", Expectation(m.rule->category)},
+              {"rule", std::string(m.rule->id)},
+              {"location", {{"path", path}, {"offset", nullptr}}}};
+    if (!m.also.empty()) {
+      c["also"] = json::array();
+      for (const Rule* implied : m.also) c["also"].push_back(std::string(implied->id));
+    }
+    if (!write(bundle, FileId(m.rule->id), std::move(c))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool GenerateSuite(const std::string& dir, std::string* error) {
   std::error_code ec;
   fs::create_directories(fs::path(dir) / "pte", ec);
+  if (!ec) fs::create_directories(fs::path(dir) / "tensil", ec);
   if (ec) {
     if (error) *error = "cannot create " + dir + ": " + ec.message();
     return false;
@@ -258,6 +301,7 @@ bool GenerateSuite(const std::string& dir, std::string* error) {
     if (!also.empty()) c["also"] = also;
     cases.push_back(std::move(c));
   }
+  if (!WriteTensilCases(dir, cases, error)) return false;
   std::ofstream out(fs::path(dir) / "manifest.json");
   out << json{{"version", 1}, {"cases", cases}}.dump(1) << "\n";
   if (!out) {
