@@ -28,3 +28,21 @@ if [ -x build-fuzz/fuzz/pte_fuzzer ] && [ -d build-fuzz/fuzz/seeds ]; then
     grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" || true
   rm -rf "$tmp"
 fi
+
+echo "== Gemini IR: JSON layers on a generated 16-core schedule (one process each, peak RSS per layer)"
+gemini_ir="$work/gemini_16core.json"
+if [ ! -f "$gemini_ir" ]; then
+  build/tools/accelcheck generate gemini --mesh 4x4 --layers ${BENCH_GEMINI_LAYERS:-1100} --height 512 --width 8 \
+    --channels 8 --tiles 32 -o "$gemini_ir" >/dev/null
+fi
+for mode in tokenize decode validate nlohmann-sax simdjson; do build/bench/gemini_bench "$mode" "$gemini_ir" || true; done
+/usr/bin/time -f "python json.load  %e s  peak %M KiB" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$gemini_ir"
+/usr/bin/time -f "accelcheck validate  %e s  peak %M KiB" build/tools/accelcheck validate "$gemini_ir" >/dev/null
+
+if [ -d ../shared/corpus/gemini/scheduler_ir ]; then
+  echo "== Gemini real files: validation (best of 20), simulator and functional executor"
+  for f in ../shared/corpus/gemini/scheduler_ir/*.json; do build/bench/gemini_bench validate "$f" 20; done
+  for f in ../shared/corpus/gemini/scheduler_ir/*.json; do
+    name=$(basename "$f"); build/bench/gemini_bench executors "$f" "../shared/corpus/gemini/frontend_ir/${name%_c1_bw16_stschedule.json}.json"
+  done
+fi
