@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/gemini/cases.h"
 #include "conformance/pte/bases.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/pte/serialize.h"
@@ -65,7 +66,9 @@ std::string FileId(std::string_view rule_id) {
 bool PathMatches(const std::string& reported, const std::string& expected) {
   if (expected.empty()) return true;
   if (reported.compare(0, expected.size(), expected) != 0) return false;
-  return reported.size() == expected.size() || reported[expected.size()] == '.' || reported[expected.size()] == '[';
+  // Object paths nest with '.' and '[', JSON pointers (gemini) with '/'.
+  return reported.size() == expected.size() || reported[expected.size()] == '.' || reported[expected.size()] == '[' ||
+         reported[expected.size()] == '/';
 }
 
 std::string Describe(const DiagnosticSink& sink) {
@@ -302,6 +305,7 @@ bool GenerateSuite(const std::string& dir, std::string* error) {
     cases.push_back(std::move(c));
   }
   if (!WriteTensilCases(dir, cases, error)) return false;
+  if (!gemini::WriteGeminiCases(dir, cases, error)) return false;
   std::ofstream out(fs::path(dir) / "manifest.json");
   out << json{{"version", 1}, {"cases", cases}}.dump(1) << "\n";
   if (!out) {
