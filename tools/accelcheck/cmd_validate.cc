@@ -36,6 +36,7 @@ std::vector<Flag> ValidateFlags() {
       {"werror", false, "", "exit 1 on warnings too"},
       {"max-errors", true, "N", "list at most N errors per file (default 0: all)"},
       {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
+      {"frontend", true, "FILE", "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
       {"help", false, "", "print this help"},
   };
   const std::vector<Flag> limits = LimitFlags();
@@ -90,6 +91,7 @@ std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* 
   }
   if (!ApplyLimitFlags(parsed, &options.limits, error)) return std::nullopt;
   options.companions = parsed.All("data");
+  for (const std::string& frontend : parsed.All("frontend")) options.companions.push_back(frontend);
   options.inputs = parsed.positional;
   if (options.inputs.empty()) {
     *error = "no input files";
