@@ -12,35 +12,27 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: accelcheck conformance DIR [--junit FILE]\n"
-    "       accelcheck conformance --generate DIR\n";
-
-const std::vector<Flag>& ConformanceFlags() {
-  static const std::vector<Flag> kFlags = {
-      {"junit", true, "FILE", "also write the results as JUnit XML"},
-      {"generate", true, "DIR", "write the project's suite into DIR"},
-      {"help", false, "", "print this help"},
-  };
-  return kFlags;
-}
-
-int Usage(const std::string& error) {
-  if (!error.empty()) std::cerr << "accelcheck conformance: " << error << "\n";
-  std::cerr << kUsage << FlagHelp(ConformanceFlags());
-  return 2;
+const CommandSpec& ConformanceSpec() {
+  static const CommandSpec kSpec{
+      "conformance",
+      "usage: accelcheck conformance DIR [--junit FILE]\n"
+      "       accelcheck conformance --generate DIR\n",
+      {
+          {"junit", true, "FILE", "also write the results as JUnit XML"},
+          {"generate", true, "DIR", "write the project's suite into DIR"},
+          {"help", false, "", "print this help"},
+      }};
+  return kSpec;
 }
 
 }  // namespace
 
 int RunConformance(const Args& args) {
+  const CommandSpec& spec = ConformanceSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
   std::string error;
-  const std::optional<ParsedArgs> parsed = Parse(args, ConformanceFlags(), &error);
-  if (!parsed) return Usage(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << FlagHelp(ConformanceFlags());
-    return 0;
-  }
   if (const auto dir = parsed->Get("generate")) {
     if (!conformance::GenerateSuite(*dir, &error)) {
       std::cerr << "accelcheck conformance: " << error << "\n";
@@ -49,7 +41,7 @@ int RunConformance(const Args& args) {
     std::cout << "wrote the suite to " << *dir << "\n";
     return 0;
   }
-  if (parsed->positional.size() != 1) return Usage("expected one suite directory");
+  if (parsed->positional.size() != 1) return UsageError(spec, "expected one suite directory");
   const conformance::SuiteResult result = conformance::RunSuite(parsed->positional[0], &error);
   if (!error.empty()) {
     std::cerr << "accelcheck conformance: " << error << "\n";

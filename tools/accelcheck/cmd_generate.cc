@@ -18,23 +18,18 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: accelcheck generate pte --recipe R.json -o OUT\n"
-    "       (a recipe with EXTERNAL tensors also writes OUT's stem + .ptd)\n";
-
-const std::vector<Flag>& GenerateFlags() {
-  static const std::vector<Flag> kFlags = {
-      {"recipe", true, "FILE", "the JSON recipe to build"},
-      {"o", true, "OUT", "where to write the program (its .ptd goes next to it)"},
-      {"help", false, "", "print this help"},
-  };
-  return kFlags;
-}
-
-int Usage(const std::string& error) {
-  if (!error.empty()) std::cerr << "accelcheck generate: " << error << "\n";
-  std::cerr << kUsage << FlagHelp(GenerateFlags());
-  return 2;
+const CommandSpec& GenerateSpec() {
+  static const CommandSpec kSpec{
+      "generate",
+      "usage: accelcheck generate pte --recipe R.json -o OUT\n"
+      "       (a recipe with EXTERNAL tensors also writes OUT's stem + .ptd)\n"
+      "       accelcheck generate gemini --help\n",
+      {
+          {"recipe", true, "FILE", "the JSON recipe to build"},
+          {"o", true, "OUT", "where to write the program (its .ptd goes next to it)"},
+          {"help", false, "", "print this help"},
+      }};
+  return kSpec;
 }
 
 bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -52,19 +47,16 @@ bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 int RunGenerate(const Args& args) {
   if (!args.empty() && args[0] == "gemini") return RunGenerateGemini(Args(args.begin() + 1, args.end()));
-  std::string error;
-  const std::optional<ParsedArgs> parsed = Parse(args, GenerateFlags(), &error);
-  if (!parsed) return Usage(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << FlagHelp(GenerateFlags());
-    return 0;
-  }
+  const CommandSpec& spec = GenerateSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
   if (parsed->positional.size() != 1 || parsed->positional[0] != "pte") {
-    return Usage("the only format with a builder is pte");
+    return UsageError(spec, "expected the format to generate: pte or gemini");
   }
   const std::optional<std::string> recipe_path = parsed->Get("recipe");
   const std::optional<std::string> out_path = parsed->Get("o");
-  if (!recipe_path || !out_path) return Usage("--recipe and -o are required");
+  if (!recipe_path || !out_path) return UsageError(spec, "--recipe and -o are required");
 
   std::ifstream in(*recipe_path);
   if (!in) {
@@ -81,7 +73,7 @@ int RunGenerate(const Args& args) {
     return 2;
   }
   const std::string data_path = std::filesystem::path(*out_path).replace_extension(".ptd").string();
-  if (files.data && data_path == *out_path) return Usage("-o " + *out_path + " is where the companion .ptd goes");
+  if (files.data && data_path == *out_path) return UsageError(spec, "-o " + *out_path + " is where the companion .ptd goes");
   if (!Write(*out_path, pte::Serialize(files.program))) return 3;
   if (files.data && !Write(data_path, pte::SerializePtd(*files.data))) return 3;
   return 0;

@@ -18,12 +18,8 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: accelcheck inspect [options] FILE|-\n"
-    "Prints the decoded structure as JSON. When the input does not decode, prints\n"
-    "the diagnostics on standard error and exits 1 (3 for I/O errors and limits).\n";
 
-std::vector<Flag> InspectFlags() {
+CommandSpec InspectSpec() {
   std::vector<Flag> flags = {
       {"format", true, "ID", "decode as format ID instead of detecting it"},
       {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
@@ -32,12 +28,11 @@ std::vector<Flag> InspectFlags() {
   };
   const std::vector<Flag> limits = LimitFlags();
   flags.insert(flags.end(), limits.begin(), limits.end());
-  return flags;
-}
-
-int UsageError(const std::string& message) {
-  std::cerr << "accelcheck inspect: " << message << "\n" << kUsage;
-  return static_cast<int>(ExitCode::kUsage);
+  return {"inspect",
+          "usage: accelcheck inspect [options] FILE|-\n"
+          "Prints the decoded structure as JSON. When the input does not decode, prints\n"
+          "the diagnostics on standard error and exits 1 (3 for I/O errors and limits).\n",
+          std::move(flags)};
 }
 
 nlohmann::json InspectGuarded(const Format& format, const InputBuffer& buffer,
@@ -60,21 +55,18 @@ void PrintDiagnostics(const DiagnosticSink& sink) {
 }  // namespace
 
 int RunInspect(const Args& args) {
-  const std::vector<Flag> flags = InspectFlags();
+  const CommandSpec spec = InspectSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
   std::string error;
-  const std::optional<ParsedArgs> parsed = Parse(args, flags, &error);
-  if (!parsed) return UsageError(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << "\noptions:\n" << FlagHelp(flags);
-    return static_cast<int>(ExitCode::kConforms);
-  }
-  if (parsed->positional.size() != 1) return UsageError("expected exactly one input file");
+  if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one input file");
   ValidateContext context;
-  if (!ApplyLimitFlags(*parsed, &context.limits, &error)) return UsageError(error);
+  if (!ApplyLimitFlags(*parsed, &context.limits, &error)) return UsageError(spec, error);
   const Format* forced = nullptr;
   if (auto id = parsed->Get("format")) {
     forced = FindFormat(*id);
-    if (forced == nullptr) return UsageError(Str("unknown format '", *id, "'"));
+    if (forced == nullptr) return UsageError(spec, Str("unknown format '", *id, "'"));
   }
   context.path = parsed->positional[0];
   context.companions = parsed->All("data");
@@ -86,7 +78,7 @@ int RunInspect(const Args& args) {
   if (parsed->Has("disasm")) {
     // Only Tensil has a disassembler, and its programs are not detected by
     // content: --disasm reads the input as Tensil.
-    if (forced != nullptr && forced->id() != "tensil") return UsageError("--disasm reads Tensil models and programs");
+    if (forced != nullptr && forced->id() != "tensil") return UsageError(spec, "--disasm reads Tensil models and programs");
     const auto text = buffer ? tensil::DisassembleInput(*buffer, context, sink) : std::nullopt;
     PrintDiagnostics(sink);
     if (!text) return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);

@@ -16,26 +16,20 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: accelcheck mutate FILE --rule ID -o OUT [--seed N]\n"
-    "       accelcheck mutate --list [--format ID]\n";
-
-const std::vector<Flag>& MutateFlags() {
-  static const std::vector<Flag> kFlags = {
+const CommandSpec& MutateSpec() {
+  static const CommandSpec kSpec{
+      "mutate",
+      "usage: accelcheck mutate FILE --rule ID -o OUT [--seed N]\n"
+      "       accelcheck mutate --list [--format ID]\n",
+      {
       {"rule", true, "ID", "the rule to break"},
       {"o", true, "OUT", "where to write the mutated file"},
       {"seed", true, "N", "picks among the places the rule can be broken (default 0)"},
       {"list", false, "", "list the rules the mutators can break"},
       {"format", true, "ID", "with --list: only this format"},
       {"help", false, "", "print this help"},
-  };
-  return kFlags;
-}
-
-int Usage(const std::string& error) {
-  if (!error.empty()) std::cerr << "accelcheck mutate: " << error << "\n";
-  std::cerr << kUsage << FlagHelp(MutateFlags());
-  return 2;
+      }};
+  return kSpec;
 }
 
 int List(const ParsedArgs& parsed) {
@@ -48,32 +42,30 @@ int List(const ParsedArgs& parsed) {
     any = true;
     for (const Rule* rule : mutator->rules()) std::cout << rule->id << "\n";
   }
-  if (!any && only) return Usage("no mutator for format " + *only);
+  if (!any && only) return UsageError(MutateSpec(), "no mutator for format " + *only);
   return 0;
 }
 
 }  // namespace
 
 int RunMutate(const Args& args) {
-  std::string error;
-  const std::optional<ParsedArgs> parsed = Parse(args, MutateFlags(), &error);
-  if (!parsed) return Usage(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << FlagHelp(MutateFlags());
-    return 0;
-  }
+  const CommandSpec& spec = MutateSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
   if (parsed->Has("list")) return List(*parsed);
+  std::string error;
   const std::optional<std::string> rule_id = parsed->Get("rule");
   const std::optional<std::string> out_path = parsed->Get("o");
-  if (parsed->positional.size() != 1 || !rule_id || !out_path) return Usage("FILE, --rule and -o are required");
+  if (parsed->positional.size() != 1 || !rule_id || !out_path) return UsageError(spec, "FILE, --rule and -o are required");
   uint64_t seed = 0;
   if (const auto s = parsed->Get("seed")) {
     const std::optional<uint64_t> n = ParseCount(*s, &error);
-    if (!n) return Usage("--seed: " + error);
+    if (!n) return UsageError(spec, "--seed: " + error);
     seed = *n;
   }
   const Rule* rule = FindRule(*rule_id);
-  if (rule == nullptr) return Usage("unknown rule " + *rule_id);
+  if (rule == nullptr) return UsageError(spec, "unknown rule " + *rule_id);
 
   const std::string& path = parsed->positional[0];
   const std::optional<InputBuffer> input = ReadFileLimited(path, Limits{}.max_file_size, &error);

@@ -17,16 +17,18 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage = "usage: accelcheck rules [--format ID] [--output text|md|json]\n";
 constexpr std::string_view kCoreId = "core";
 
-const std::vector<Flag>& RulesFlags() {
-  static const std::vector<Flag> kFlags = {
-      {"format", true, "ID", "only this format's rules (core: limits, I/O, detection)"},
-      {"output", true, "FMT", "text (default), md or json"},
-      {"help", false, "", "print this help"},
-  };
-  return kFlags;
+const CommandSpec& RulesSpec() {
+  static const CommandSpec kSpec{
+      "rules",
+      "usage: accelcheck rules [--format ID] [--output text|md|json]\n",
+      {
+          {"format", true, "ID", "only this format's rules (core: limits, I/O, detection)"},
+          {"output", true, "FMT", "text (default), md or json"},
+          {"help", false, "", "print this help"},
+      }};
+  return kSpec;
 }
 
 // One rule table: the core rules, or a format's.
@@ -156,28 +158,20 @@ std::string JsonRules(const std::vector<Section>& sections, bool with_limits) {
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-int UsageError(const std::string& message) {
-  std::cerr << "accelcheck rules: " << message << "\n" << kUsage;
-  return static_cast<int>(ExitCode::kUsage);
-}
-
 }  // namespace
 
 int RunRules(const Args& args) {
-  std::string error;
-  const std::optional<ParsedArgs> parsed = Parse(args, RulesFlags(), &error);
-  if (!parsed) return UsageError(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << "\noptions:\n" << FlagHelp(RulesFlags());
-    return static_cast<int>(ExitCode::kConforms);
-  }
-  if (!parsed->positional.empty()) return UsageError("unexpected argument " + parsed->positional[0]);
+  const CommandSpec& spec = RulesSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
+  if (!parsed->positional.empty()) return UsageError(spec, "unexpected argument " + parsed->positional[0]);
 
   std::vector<Section> sections = AllSections();
   const std::optional<std::string> only = parsed->Get("format");
   if (only) {
     std::erase_if(sections, [&](const Section& s) { return s.id != *only; });
-    if (sections.empty()) return UsageError(Str("unknown format '", *only, "'"));
+    if (sections.empty()) return UsageError(spec, Str("unknown format '", *only, "'"));
   }
   // The limits belong to the core: listed with it, or when no format is chosen.
   const bool with_limits = !only || *only == kCoreId;
@@ -190,7 +184,7 @@ int RunRules(const Args& args) {
   } else if (output == "json") {
     std::cout << JsonRules(sections, with_limits);
   } else {
-    return UsageError(Str("unknown output '", output, "' (text, md or json)"));
+    return UsageError(spec, Str("unknown output '", output, "' (text, md or json)"));
   }
   std::cout << std::flush;
   return static_cast<int>(ExitCode::kConforms);
