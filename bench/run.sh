@@ -46,3 +46,11 @@ if [ -d ../shared/corpus/gemini/scheduler_ir ]; then
     name=$(basename "$f"); build/bench/gemini_bench executors "$f" "../shared/corpus/gemini/frontend_ir/${name%_c1_bw16_stschedule.json}.json"
   done
 fi
+
+tensil=../shared/corpus/tensil
+if [ -d "$tensil" ]; then
+  echo "== Tensil emulator: ResNet-20 (zcu104, baseline), one CIFAR-10 image, best of 3"
+  build/bench/tensil_bench emulate "$tensil"/zcu104_resnet20v2/baseline/*.tmodel "$tensil/vectors/cifar_1x32.tdata" --repeat 3
+  echo "== Tensil validation of every real model (best of 20)"
+  build/bench/tensil_bench validate --repeat 20 $(find "$tensil" -name '*.tmodel' | sort)
+fi
