@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Seeds for the Gemini fuzzers, written by the reference scheduler:
+# gemini_seeds.sh ACCELCHECK DIR. Small schedules keep executions fast.
+set -euo pipefail
+accelcheck=$1 dir=$2
+mkdir -p "$dir"
+i=0
+for args in "--layers 1 --height 4 --width 4 --channels 3" \
+            "--layers 2 --mesh 2x1 --height 6 --width 3 --channels 8" \
+            "--layers 3 --mesh 2x2 --batch 2 --height 8 --width 2 --channels 4 --tiles 3" \
+            "--layers 2 --tiles 4 --height 8 --width 5 --channels 9"; do
+  # shellcheck disable=SC2086
+  "$accelcheck" generate gemini $args -o "$dir/seed_$i.json" > /dev/null
+  rm -f "$dir/seed_$i.frontend.json"
+  i=$((i + 1))
+done
