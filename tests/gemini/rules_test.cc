@@ -9,7 +9,9 @@
 
 #include "tests/gemini/fixture.h"
 #include "validators/gemini/gemini_format.h"
+#include "validators/gemini/decode.h"
 #include "validators/gemini/rules.h"
+#include "validators/gemini/validate.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -242,6 +244,57 @@ TEST(GeminiRules, DeadlockReportsTheCycle) {
     EXPECT_NE(d.message.find("(core 1, workload 0)"), std::string::npos) << d.message;
   }
   EXPECT_TRUE(found) << Describe(sink);
+}
+
+}  // namespace
+}  // namespace accelcheck::gemini
+
+namespace accelcheck::gemini {
+namespace {
+
+// A reload of the pool's store read by the conv, which runs before the
+// store's producer on the same core.
+TEST(GeminiRules, DramReloadBeforeItsStore) {
+  json ir = ExampleIr();
+  ir["-1"]["in"][0]["related_ofmap"] = json::array({9});
+  ir["-1"]["out"].push_back({{"transfer_id", 9}, {"type", "fmap"}, {"lower", testing::Zero()},
+                             {"upper", testing::Range4(0, 7, 1, 1)}, {"size", 32}, {"related_ifmap", json::array({3})},
+                             {"destination", json::array({{{"core_id", 0}, {"layer_name", "Conv_0"}, {"type", "core"},
+                                                           {"workload_id", 0}}})}});
+  const DiagnosticSink sink = ValidateText(ir.dump(), false);
+  bool found = false;
+  for (const Diagnostic& d : sink.diagnostics()) {
+    if (d.rule == &rules::kTransferDramOrder && d.location.path == "/-1/out/2") found = true;
+  }
+  EXPECT_TRUE(found) << Describe(sink);
+}
+
+// I-D2 on two cores: a0 reads b1's output, and a1's snapshot gains a tensor
+// that b0 fills, so b's send after b0 waits for a0 to finish: a0 -> b1 -> a0.
+TEST(GeminiRules, SpaceDependencyCycle) {
+  const auto workload = [](int id, json ifmap_ids, int ofmap_id, json buffer) {
+    return json{{"workload_id", id}, {"ifmap", json::array({{{"transfer_id", ifmap_ids}}})},
+                {"ofmap", json::array({{{"transfer_id", ofmap_id}, {"destination", json::array()}}})}, {"buffer", buffer}};
+  };
+  const json remote_b0 = json::array({{{"newly_added", true},
+                                       {"source", json::array({{{"core_id", 1}, {"transfer_id", 20}, {"type", "core"}}})}}});
+  const json doc = {{"-1", {{"in", json::array()}, {"out", json::array()}}},
+                    {"0", json::array({workload(0, json::array({21}), 10, json::array()),
+                                       workload(1, json::array(), 11, remote_b0)})},
+                    {"1", json::array({workload(0, json::array(), 20, json::array()),
+                                       workload(1, json::array(), 21, json::array())})}};
+  const std::string text = doc.dump();
+  Ir ir;
+  DiagnosticSink scratch(Profile{}, "");
+  DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, scratch, &ir);
+  const IrIndex index(ir);
+  EXPECT_FALSE(FindWaitCycle(ir, index, false));
+  const auto cycle = FindWaitCycle(ir, index, true);
+  ASSERT_TRUE(cycle);
+  ASSERT_EQ(cycle->size(), 2u);
+  EXPECT_EQ(ir.cores[(*cycle)[0].core].id, 0);
+  EXPECT_EQ(ir.cores[(*cycle)[1].core].id, 1);
+  EXPECT_EQ((*cycle)[1].index, 1u);
 }
 
 }  // namespace
