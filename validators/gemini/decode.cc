@@ -53,7 +53,7 @@ class Decoder {
   uint64_t Fields(const Keys<N>& keys, F&& read);
   template <size_t N>
   void RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
-                   const std::string& path, std::string_view what);
+                   std::string_view what);
 
   void Top();
   void Dram();
@@ -94,10 +94,9 @@ bool Decoder::Int(int64_t* out) {
   if (!ExpectKind(JsonKind::kNumber, "an integer")) return false;
   JsonNumber number;
   const uint64_t at = reader_.offset();
-  const std::string pointer = reader_.Pointer();
   if (!reader_.ReadNumber(&number)) return false;
   if (!number.integral || !number.fits) {
-    sink_.Report(rules::kJsonNumberRange, Location{at, reader_.offset() - at, pointer},
+    sink_.Report(rules::kJsonNumberRange, Location{at, reader_.offset() - at, reader_.Pointer()},
                  number.integral ? Str("integer does not fit in 64 bits")
                                  : Str("expected an integer but found ", number.real));
     return false;
@@ -153,7 +152,6 @@ template <size_t N>
 bool Decoder::IntArray(std::array<int64_t, N>* out) {
   if (!ExpectKind(JsonKind::kArray, "a list")) return false;
   const uint64_t at = reader_.offset();
-  const std::string pointer = reader_.Pointer();
   reader_.BeginArray();
   size_t count = 0;
   bool ok = true;
@@ -167,7 +165,7 @@ bool Decoder::IntArray(std::array<int64_t, N>* out) {
   }
   if (reader_.failed()) return false;
   if (count != N) {
-    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, pointer},
+    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, reader_.Pointer()},
                  Str("expected a list of ", N, " integers but found ", count, " elements"));
     return false;
   }
@@ -177,7 +175,6 @@ bool Decoder::IntArray(std::array<int64_t, N>* out) {
 bool Decoder::RangePair(Range* out) {
   if (!ExpectKind(JsonKind::kArray, "a list [[lower], [upper]]")) return false;
   const uint64_t at = reader_.offset();
-  const std::string pointer = reader_.Pointer();
   reader_.BeginArray();
   size_t count = 0;
   bool ok = true;
@@ -193,7 +190,7 @@ bool Decoder::RangePair(Range* out) {
   }
   if (reader_.failed()) return false;
   if (count != 2) {
-    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, pointer},
+    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, reader_.Pointer()},
                  Str("expected [[lower], [upper]] but found ", count, " elements"));
     return false;
   }
@@ -263,12 +260,13 @@ uint64_t Decoder::Fields(const Keys<N>& keys, F&& read) {
 
 template <size_t N>
 void Decoder::RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
-                          const std::string& path, std::string_view what) {
+                          std::string_view what) {
+  // After an object, the reader's pointer still names it.
   if (reader_.failed()) return;
   for (size_t i = 0; i < N; ++i) {
     const uint64_t bit = uint64_t{1} << i;
     if ((required & bit) && !(seen & bit)) {
-      sink_.Report(rules::kSchemaMissingKey, Location{object_offset, std::nullopt, path},
+      sink_.Report(rules::kSchemaMissingKey, Location{object_offset, std::nullopt, reader_.Pointer()},
                    Str(what, " has no key ", Quoted(keys[i])));
     }
   }
@@ -294,7 +292,6 @@ void Decoder::DestinationEntry(Destination* d) {
   static constexpr Keys<4> kKeys = {"core_id", "type", "workload_id", "layer_name"};
   if (!ExpectKind(JsonKind::kObject, "a destination object")) return;
   const uint64_t at = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Int(&d->core_id); break;
@@ -316,7 +313,7 @@ void Decoder::DestinationEntry(Destination* d) {
   });
   uint64_t required = Bits({0, 1});
   if (d->type == DestinationType::kCore) required |= Bits({2});
-  RequireKeys(kKeys, seen, required, at, path, "destination");
+  RequireKeys(kKeys, seen, required, at, "destination");
 }
 
 void Decoder::DramInEntry(DramIn* in) {
@@ -324,7 +321,6 @@ void Decoder::DramInEntry(DramIn* in) {
                                     "related_ofmap"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM in object")) return;
   in->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Int(&in->core_id); break;
@@ -337,7 +333,7 @@ void Decoder::DramInEntry(DramIn* in) {
     }
   });
   // related_ofmap is absent on network outputs (spec/gemini.md §2.1).
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), in->offset, path, "DRAM in entry");
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), in->offset, "DRAM in entry");
 }
 
 void Decoder::DramOutEntry(DramOut* out) {
@@ -345,7 +341,6 @@ void Decoder::DramOutEntry(DramOut* out) {
                                     "destination"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM out object")) return;
   out->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Int(&out->transfer_id); break;
@@ -368,14 +363,13 @@ void Decoder::DramOutEntry(DramOut* out) {
       case 6: List(&out->destinations, [this](Destination* d) { DestinationEntry(d); }); break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6}), out->offset, path, "DRAM out entry");
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6}), out->offset, "DRAM out entry");
 }
 
 void Decoder::Dram() {
   static constexpr Keys<2> kKeys = {"in", "out"};
   if (!ExpectKind(JsonKind::kObject, "the DRAM object")) return;
   ir_.dram_offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     if (field == 0) {
       List(&ir_.dram_in, [this](DramIn* in) { DramInEntry(in); });
@@ -383,7 +377,7 @@ void Decoder::Dram() {
       List(&ir_.dram_out, [this](DramOut* out) { DramOutEntry(out); });
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1}), ir_.dram_offset, path, "the DRAM object \"-1\"");
+  RequireKeys(kKeys, seen, Bits({0, 1}), ir_.dram_offset, "the DRAM object \"-1\"");
 }
 
 // ---- Workloads -------------------------------------------------------------
@@ -392,7 +386,6 @@ void Decoder::SourceEntry(Source* s) {
   static constexpr Keys<7> kKeys = {"core_id", "layer_name", "lower", "upper", "size", "transfer_id", "type"};
   if (!ExpectKind(JsonKind::kObject, "a source object")) return;
   s->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Int(&s->core_id); break;
@@ -417,7 +410,7 @@ void Decoder::SourceEntry(Source* s) {
   });
   uint64_t required = Bits({0, 2, 3, 4, 5, 6});
   if (s->type == SourceType::kCore) required |= Bits({1});
-  RequireKeys(kKeys, seen, required, s->offset, path, "source");
+  RequireKeys(kKeys, seen, required, s->offset, "source");
 }
 
 void Decoder::BufferEntryObject(BufferEntry* e) {
@@ -426,7 +419,6 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
                                      "newly_added", "source",      "transfer_id", "cur_wl_ifmap", "start_send"};
   if (!ExpectKind(JsonKind::kObject, "a buffer entry object")) return;
   e->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Int(&e->address); break;
@@ -476,7 +468,7 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
     case EntryType::kWeight: required |= Bits({9, 10, 11, 12}); break;
     case EntryType::kOfmap: required |= Bits({9, 14}); break;
   }
-  RequireKeys(kKeys, seen, required, e->offset, path, "buffer entry");
+  RequireKeys(kKeys, seen, required, e->offset, "buffer entry");
 }
 
 void Decoder::Wl0EntryObject(Wl0Entry* e) {
@@ -484,7 +476,6 @@ void Decoder::Wl0EntryObject(Wl0Entry* e) {
                                      "source",  "tensor_order", "transfer_id", "lower", "upper"};
   if (!ExpectKind(JsonKind::kObject, "a WL0 entry object")) return;
   e->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   Range range;
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
@@ -514,7 +505,7 @@ void Decoder::Wl0EntryObject(Wl0Entry* e) {
   uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7});
   // lower and upper come together or not at all (the description's example has neither).
   if (seen & Bits({8, 9})) required |= Bits({8, 9});
-  RequireKeys(kKeys, seen, required, e->offset, path, "WL0 entry");
+  RequireKeys(kKeys, seen, required, e->offset, "WL0 entry");
   if ((seen & Bits({8, 9})) == Bits({8, 9})) e->range = range;
 }
 
@@ -522,7 +513,6 @@ void Decoder::IfmapEntry(Ifmap* f) {
   static constexpr Keys<6> kKeys = {"align", "bitwidth", "lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "an ifmap object")) return;
   f->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Int(&f->align); break;
@@ -533,14 +523,13 @@ void Decoder::IfmapEntry(Ifmap* f) {
       case 5: IntList(&f->transfer_ids); break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), f->offset, path, "ifmap");
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), f->offset, "ifmap");
 }
 
 void Decoder::OfmapEntry(Ofmap* f) {
   static constexpr Keys<5> kKeys = {"destination", "lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "an ofmap object")) return;
   f->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: List(&f->destinations, [this](Destination* d) { DestinationEntry(d); }); break;
@@ -550,14 +539,13 @@ void Decoder::OfmapEntry(Ofmap* f) {
       case 4: Int(&f->transfer_id); break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4}), f->offset, path, "ofmap");
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4}), f->offset, "ofmap");
 }
 
 void Decoder::WeightObject(Weight* w) {
   static constexpr Keys<4> kKeys = {"lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "a weight object")) return;
   w->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Coordinates(&w->range.lo); break;
@@ -566,7 +554,7 @@ void Decoder::WeightObject(Weight* w) {
       case 3: IntList(&w->transfer_ids); break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3}), w->offset, path, "weight");
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3}), w->offset, "weight");
 }
 
 void Decoder::TileObject(Tile* t) {
@@ -576,7 +564,6 @@ void Decoder::TileObject(Tile* t) {
                                      "layer_name",    "loop_order",   "mtc0_mtk0",    "out_mini_tile"};
   if (!ExpectKind(JsonKind::kObject, "a tile object")) return;
   t->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   Range ifmap2;
   std::array<int64_t, 2> mtc{};
   const uint64_t seen = Fields(kKeys, [&](int field) {
@@ -618,7 +605,7 @@ void Decoder::TileObject(Tile* t) {
   // The pe tile keys come as one set (spec/gemini.md §2.2).
   constexpr uint64_t kPeKeys = Bits({8, 9, 10, 11, 12, 13, 14});
   if (seen & kPeKeys) required |= kPeKeys;
-  RequireKeys(kKeys, seen, required, t->offset, path, "tile");
+  RequireKeys(kKeys, seen, required, t->offset, "tile");
   t->has_pe_fields = (seen & kPeKeys) == kPeKeys;
   if ((seen & Bits({6, 7})) == Bits({6, 7})) t->ifmap2 = ifmap2;
 }
@@ -627,7 +614,6 @@ void Decoder::TileObject(Tile* t) {
 void Decoder::TileInfo(std::vector<Tile>* tiles) {
   if (!ExpectKind(JsonKind::kObject, "the tile_info object")) return;
   const uint64_t at = reader_.offset();
-  const std::string path = reader_.Pointer();
   std::vector<std::pair<int64_t, size_t>> numbered;  // (k, position)
   std::string_view key;
   uint64_t key_offset = 0;
@@ -665,7 +651,7 @@ void Decoder::TileInfo(std::vector<Tile>* tiles) {
   }
   if (reader_.failed()) return;
   if (numbered.empty()) {
-    sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, path}, "tile_info holds no tile");
+    sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()}, "tile_info holds no tile");
     return;
   }
   // Order the tiles by k, and require k = 0..n-1.
@@ -674,7 +660,7 @@ void Decoder::TileInfo(std::vector<Tile>* tiles) {
   ordered.reserve(tiles->size());
   for (size_t i = 0; i < numbered.size(); ++i) {
     if (numbered[i].first != static_cast<int64_t>(i)) {
-      sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, path},
+      sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()},
                    Str("tile_info has ", numbered.size(), " tiles but no tile_num_", i));
       break;
     }
@@ -697,7 +683,6 @@ void Decoder::WorkloadObject(Workload* w) {
                                      "wl1_buffer"};
   if (!ExpectKind(JsonKind::kObject, "a workload object")) return;
   w->offset = reader_.offset();
-  const std::string path = reader_.Pointer();
   const uint64_t seen = Fields(kKeys, [&](int field) {
     switch (field) {
       case 0: Int(&w->id); break;
@@ -738,13 +723,13 @@ void Decoder::WorkloadObject(Workload* w) {
         break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), w->offset, path, "workload");
+  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), w->offset, "workload");
   const uint64_t wl_keys = seen & Bits({13, 14});
   if (wl_keys == Bits({13, 14})) {
-    sink_.Report(rules::kWorkloadBufferKey, Location{w->offset, std::nullopt, path},
+    sink_.Report(rules::kWorkloadBufferKey, Location{w->offset, std::nullopt, reader_.Pointer()},
                  "workload has both wl0_buffer and wl1_buffer");
   } else if (wl_keys == 0 && !reader_.failed()) {
-    sink_.Report(rules::kWorkloadBufferKey, Location{w->offset, std::nullopt, path},
+    sink_.Report(rules::kWorkloadBufferKey, Location{w->offset, std::nullopt, reader_.Pointer()},
                  "workload has neither wl0_buffer nor wl1_buffer");
   }
 }
