@@ -307,6 +307,39 @@ bool Has(const DiagnosticSink& sink, const Rule& rule) {
   return false;
 }
 
+// Moves a vector of 8-byte elements 4 bytes on, dropping its last element:
+// it stays inside the buffer and 4-aligned, which is all the flatbuffers
+// 2.0.8 Verifier asks, but its elements are no longer 8-aligned.
+void MisalignWideVector(std::vector<uint8_t>& bytes, const void* table, flatbuffers::voffset_t field) {
+  const uint8_t* slot = reinterpret_cast<const flatbuffers::Table*>(table)->GetAddressOf(field);
+  const auto at = static_cast<size_t>(slot - bytes.data());
+  const uint64_t uoffset = GetLE(bytes, at, 4);
+  PutLE(bytes, at, uoffset + 4, 4);
+  PutLE(bytes, at + uoffset + 4, GetLE(bytes, at + uoffset, 4) - 1, 4);
+}
+
+// #13: the Verifier accepts these; reading them would be undefined behaviour.
+TEST(PteRules, MisalignedBufferSizesAreMalformed) {
+  std::vector<uint8_t> bytes = Serialize(Base());
+  MisalignWideVector(bytes, fb::GetProgram(bytes.data())->execution_plan()->Get(0),
+                     fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
+  const DiagnosticSink sink = ValidateBytes(bytes);
+  ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+  EXPECT_EQ(sink.diagnostics()[0].rule, &rules::kFlatbufferVerify);
+  EXPECT_EQ(sink.diagnostics()[0].location.path, "execution_plan[0].non_const_buffer_sizes");
+}
+
+TEST(PteRules, MisalignedIntListItemsAreMalformed) {
+  std::vector<uint8_t> bytes = Serialize(Base());
+  const auto* value = fb::GetProgram(bytes.data())->execution_plan()->Get(0)->values()->Get(10);
+  ASSERT_EQ(value->val_type(), fb::KernelTypes::IntList);
+  MisalignWideVector(bytes, value->val_as_IntList(), fb::IntList::VT_ITEMS);
+  const DiagnosticSink sink = ValidateBytes(bytes);
+  ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+  EXPECT_EQ(sink.diagnostics()[0].rule, &rules::kFlatbufferVerify);
+  EXPECT_EQ(sink.diagnostics()[0].location.path, "execution_plan[0].values[10].val.items");
+}
+
 // Two named-data segments listed in the opposite order of their offsets:
 // the bytes before the first listed segment are the second one's data.
 File SwappedSegments() {

@@ -26,6 +26,7 @@ class Writer {
   template <typename T>
   static json List(const flatbuffers::Vector<T>* vec) {
     if (vec == nullptr) return nullptr;
+    if (!ElementsAligned(vec)) return "misaligned 8-byte elements (pte.flatbuffer.verify)";
     json out = json::array();
     for (const auto item : *vec) out.push_back(item);
     return out;

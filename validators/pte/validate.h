@@ -92,8 +92,9 @@ struct PlanFacts {
   }
 };
 
-// The value types of `plan` (sources and planned ranges come from ValidateTensors).
-PlanFacts GatherPlanFacts(const fb::ExecutionPlan& plan);
+// The value types of `plan` (sources and planned ranges come from
+// ValidateTensors); reports 8-byte list items the Verifier left misaligned.
+PlanFacts GatherPlanFacts(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);
 
 // The passes, in phase order (DESIGN.md "Phases").
 void ValidateProgramTables(const ProgramContext& ctx);  // B

@@ -1,6 +1,7 @@
 // Facts the .pte passes share: object paths, ScalarType sizes, data sources.
 #include "validators/core/text.h"
 #include "validators/pte/validate.h"
+#include "validators/pte/verify.h"
 
 namespace accelcheck::pte {
 
@@ -38,12 +39,36 @@ const fb::Tensor* TensorAt(const fb::ExecutionPlan& plan, int64_t index) {
   return value->val_type() == fb::KernelTypes::Tensor ? value->val_as_Tensor() : nullptr;
 }
 
-PlanFacts GatherPlanFacts(const fb::ExecutionPlan& plan) {
+namespace {
+
+// #13: the items of IntList and DoubleList values are 8-byte elements the
+// Verifier does not align (see ElementsAligned in verify.h).
+template <typename T>
+void CheckItemsAligned(const ProgramContext& ctx, const flatbuffers::Vector<T>* items, uint32_t p,
+                       uint32_t i) {
+  if (ElementsAligned(items)) return;
+  ctx.Report(rules::kFlatbufferVerify, items->Data(), Str(ValuePath(p, i), ".val.items"),
+             Str("the 8-byte items of value ", i, " start at ", Hex(ctx.OffsetOf(items->Data())),
+                 ", which is not a multiple of 8"));
+}
+
+}  // namespace
+
+PlanFacts GatherPlanFacts(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
   PlanFacts facts;
   const auto* values = plan.values();
   if (values == nullptr) return facts;
   facts.values.resize(values->size());
-  for (uint32_t i = 0; i < values->size(); ++i) facts.values[i].type = values->Get(i)->val_type();
+  for (uint32_t i = 0; i < values->size(); ++i) {
+    const fb::EValue& value = *values->Get(i);
+    const fb::KernelTypes type = value.val_type();
+    facts.values[i].type = type;
+    if (type == fb::KernelTypes::IntList) {
+      if (const auto* list = value.val_as_IntList()) CheckItemsAligned(ctx, list->items(), p, i);
+    } else if (type == fb::KernelTypes::DoubleList) {
+      if (const auto* list = value.val_as_DoubleList()) CheckItemsAligned(ctx, list->items(), p, i);
+    }
+  }
   return facts;
 }
 

@@ -329,13 +329,55 @@ bool VerifyBuffer(ByteView buffer, const Limits& limits, DiagnosticSink& sink,
   return false;
 }
 
+// Misaligned 8-byte vectors of the program tables (see ElementsAligned);
+// those of list values are checked with the plan's facts.
+class WideVectorCheck {
+ public:
+  WideVectorCheck(ByteView buffer, DiagnosticSink& sink) : buffer_(buffer), sink_(sink) {}
+
+  template <typename T>
+  void Check(const flatbuffers::Vector<T>* vector, const std::string& path) {
+    if (ElementsAligned(vector)) return;
+    const auto offset = static_cast<uint64_t>(vector->Data() - buffer_.data());
+    sink_.Report(rules::kFlatbufferVerify, Location{offset, vector->size() * sizeof(T), path},
+                 Str("the 8-byte elements of ", path, " start at ", Hex(offset),
+                     ", which is not a multiple of 8"));
+    ok_ = false;
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  ByteView buffer_;
+  DiagnosticSink& sink_;
+  bool ok_ = true;
+};
+
+bool CheckWideVectors(ByteView buffer, const fb::Program& program, DiagnosticSink& sink) {
+  WideVectorCheck check(buffer, sink);
+  if (const auto* constants = program.constant_segment()) {
+    check.Check(constants->offsets(), "constant_segment.offsets");
+  }
+  if (const auto* mutables = program.mutable_data_segments()) {
+    for (uint32_t k = 0; k < mutables->size(); ++k) {
+      check.Check(mutables->Get(k)->offsets(), Str("mutable_data_segments[", k, "].offsets"));
+    }
+  }
+  const auto* plans = program.execution_plan();
+  for (uint32_t p = 0; plans != nullptr && p < plans->size(); ++p) {
+    check.Check(plans->Get(p)->non_const_buffer_sizes(),
+                Str("execution_plan[", p, "].non_const_buffer_sizes"));
+  }
+  return check.ok();
+}
+
 }  // namespace
 
 bool VerifyProgram(ByteView program, const Limits& limits, DiagnosticSink& sink) {
   return VerifyBuffer(
-      program, limits, sink, rules::kFlatbufferVerify, "the program",
-      [](Verifier& v) { return fb::VerifyProgramBuffer(v); },
-      [&](Locator& loc) { LocateProgram(loc, fb::GetProgram(program.data())); });
+             program, limits, sink, rules::kFlatbufferVerify, "the program",
+             [](Verifier& v) { return fb::VerifyProgramBuffer(v); },
+             [&](Locator& loc) { LocateProgram(loc, fb::GetProgram(program.data())); }) &&
+         CheckWideVectors(program, *fb::GetProgram(program.data()), sink);
 }
 
 bool VerifyFlatTensor(ByteView buffer, const Limits& limits, DiagnosticSink& sink) {
