@@ -14,15 +14,9 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: accelcheck generate gemini [--layers N] [--batch B] [--mesh XxY] [--buffer BYTES]\n"
-    "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
-    "                                  [--seed S [--random]] -o OUT.json\n"
-    "Writes a schedule of N 3x3 convolutions split by rows over the mesh, and its frontend IR\n"
-    "as OUT's stem + .frontend.json. With --random the seed picks each size up to the bound given.\n";
 
-const std::vector<Flag>& Flags() {
-  static const std::vector<Flag> kFlags = {
+CommandSpec GenerateGeminiSpec() {
+  std::vector<Flag> flags = {
       {"layers", true, "N", "convolution layers (default 3)"},
       {"batch", true, "B", "batch size (default 1)"},
       {"mesh", true, "XxY", "cores (default 1x1)"},
@@ -36,27 +30,26 @@ const std::vector<Flag>& Flags() {
       {"o", true, "OUT", "where to write the IR"},
       {"help", false, "", "print this help"},
   };
-  return kFlags;
-}
-
-int Usage(const std::string& error) {
-  std::cerr << "accelcheck generate gemini: " << error << "\n" << kUsage << FlagHelp(Flags());
-  return static_cast<int>(ExitCode::kUsage);
+  return {"generate gemini",
+          "usage: accelcheck generate gemini [--layers N] [--batch B] [--mesh XxY] [--buffer BYTES]\n"
+          "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
+          "                                  [--seed S [--random]] -o OUT.json\n"
+          "Writes a schedule of N 3x3 convolutions split by rows over the mesh, and its frontend IR\n"
+          "as OUT's stem + .frontend.json. With --random the seed picks each size up to the bound given.\n",
+          std::move(flags)};
 }
 
 }  // namespace
 
 int RunGenerateGemini(const Args& args) {
+  const CommandSpec spec = GenerateGeminiSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
   std::string error;
-  const std::optional<ParsedArgs> parsed = Parse(args, Flags(), &error);
-  if (!parsed) return Usage(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << FlagHelp(Flags());
-    return 0;
-  }
-  if (!parsed->positional.empty()) return Usage("unexpected argument " + parsed->positional[0]);
+  if (!parsed->positional.empty()) return UsageError(spec, "unexpected argument " + parsed->positional[0]);
   const auto out_path = parsed->Get("o");
-  if (!out_path) return Usage("-o is required");
+  if (!out_path) return UsageError(spec, "-o is required");
   gemini::GenerateOptions options;
   const auto count = [&](const char* flag, auto* field) {
     if (!parsed->Has(flag)) return true;
@@ -68,13 +61,13 @@ int RunGenerateGemini(const Args& args) {
   if (!count("layers", &options.layers) || !count("batch", &options.batch) || !count("buffer", &options.buffer) ||
       !count("channels", &options.channels) || !count("height", &options.height) || !count("width", &options.width) ||
       !count("tiles", &options.tiles) || !count("seed", &options.seed)) {
-    return Usage("sizes are whole numbers of at least 1");
+    return UsageError(spec, "sizes are whole numbers of at least 1");
   }
   if (const auto mesh = parsed->Get("mesh")) {
     const size_t x = mesh->find('x');
     const auto mx = x == std::string::npos ? std::nullopt : ParseCount(mesh->substr(0, x), &error);
     const auto my = x == std::string::npos ? std::nullopt : ParseCount(mesh->substr(x + 1), &error);
-    if (!mx || !my || *mx < 1 || *my < 1 || *mx * *my > 4096) return Usage("--mesh takes XxY, for example 4x4");
+    if (!mx || !my || *mx < 1 || *my < 1 || *mx * *my > 4096) return UsageError(spec, "--mesh takes XxY, for example 4x4");
     options.mesh_x = static_cast<int>(*mx);
     options.mesh_y = static_cast<int>(*my);
   }
@@ -87,7 +80,7 @@ int RunGenerateGemini(const Args& args) {
     std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
     return static_cast<int>(ExitCode::kFailure);
   }
-  if (const auto problem = gemini::GenerateIr(options, ir, frontend)) return Usage(*problem);
+  if (const auto problem = gemini::GenerateIr(options, ir, frontend)) return UsageError(spec, *problem);
   ir.close();
   frontend.close();
   if (!ir || !frontend) {

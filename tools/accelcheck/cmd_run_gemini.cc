@@ -15,47 +15,39 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: accelcheck run IR.json --frontend F.json [--seed S]\n"
-    "Computes every tile of a Gemini schedule only from the pieces the IR declares (a missing\n"
-    "piece reads a poison value) and compares each workload's output with the untiled network\n"
-    "on the same seeded inputs and weights. Exit 0 when they agree bit for bit, 1 on the first\n"
-    "differing element (reported with its workload and tile) or when the IR does not validate.\n";
 
-std::vector<Flag> RunGeminiFlags() {
+CommandSpec RunGeminiSpec() {
   std::vector<Flag> flags = {
       {"frontend", true, "FILE", "the frontend IR (required): operations, shapes, kernels"},
       {"seed", true, "S", "seed of the inputs and weights (default 1)"},
       {"help", false, "", "print this help"},
   };
   for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
-  return flags;
-}
-
-int Usage(const std::string& error) {
-  std::cerr << "accelcheck run: " << error << "\n" << kUsage << FlagHelp(RunGeminiFlags());
-  return static_cast<int>(ExitCode::kUsage);
+  return {"run",
+          "usage: accelcheck run IR.json --frontend F.json [--seed S]\n"
+          "Computes every tile of a Gemini schedule only from the pieces the IR declares (a missing\n"
+          "piece reads a poison value) and compares each workload's output with the untiled network\n"
+          "on the same seeded inputs and weights. Exit 0 when they agree bit for bit, 1 on the first\n"
+          "differing element (reported with its workload and tile) or when the IR does not validate.\n",
+          std::move(flags)};
 }
 
 }  // namespace
 
 int RunGemini(const Args& args) {
+  const CommandSpec spec = RunGeminiSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
   std::string error;
-  const auto flags = RunGeminiFlags();
-  const std::optional<ParsedArgs> parsed = Parse(args, flags, &error);
-  if (!parsed) return Usage(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << "\noptions:\n" << FlagHelp(flags);
-    return static_cast<int>(ExitCode::kConforms);
-  }
-  if (parsed->positional.size() != 1) return Usage("expected exactly one IR file");
-  if (!parsed->Has("frontend")) return Usage("the functional executor needs --frontend");
+  if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one IR file");
+  if (!parsed->Has("frontend")) return UsageError(spec, "the functional executor needs --frontend");
   Limits limits;
-  if (!ApplyLimitFlags(*parsed, &limits, &error)) return Usage(error);
+  if (!ApplyLimitFlags(*parsed, &limits, &error)) return UsageError(spec, error);
   gemini::ExecuteOptions options;
   if (const auto seed = parsed->Get("seed")) {
     const auto value = ParseCount(*seed, &error);
-    if (!value) return Usage(error);
+    if (!value) return UsageError(spec, error);
     options.seed = *value;
   }
   const std::string path = parsed->positional[0];

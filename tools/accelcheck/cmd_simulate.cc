@@ -15,14 +15,8 @@ namespace accelcheck::cli {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: accelcheck simulate IR.json [--bandwidth GBps] [--frontend F.json] [--svg OUT.svg] [-o OUT.json]\n"
-    "Times the schedule: per-core timelines from `time`, DRAM transfers on one channel at the\n"
-    "bandwidth (default: the _bwNN_ of the file name, else 16), L2 occupancy from the snapshots,\n"
-    "and the wait-for cycle when the cores deadlock. Exit 1 when the IR does not validate or\n"
-    "the schedule deadlocks.\n";
 
-std::vector<Flag> SimulateFlags() {
+CommandSpec SimulateSpec() {
   std::vector<Flag> flags = {
       {"bandwidth", true, "GBps", "DRAM bandwidth in GB/s"},
       {"clock", true, "GHz", "core clock: cycles per ns (default 1)"},
@@ -32,12 +26,13 @@ std::vector<Flag> SimulateFlags() {
       {"help", false, "", "print this help"},
   };
   for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
-  return flags;
-}
-
-int Usage(const std::string& error) {
-  std::cerr << "accelcheck simulate: " << error << "\n" << kUsage << FlagHelp(SimulateFlags());
-  return static_cast<int>(ExitCode::kUsage);
+  return {"simulate",
+          "usage: accelcheck simulate IR.json [--bandwidth GBps] [--frontend F.json] [--svg OUT.svg] [-o OUT.json]\n"
+          "Times the schedule: per-core timelines from `time`, DRAM transfers on one channel at the\n"
+          "bandwidth (default: the _bwNN_ of the file name, else 16), L2 occupancy from the snapshots,\n"
+          "and the wait-for cycle when the cores deadlock. Exit 1 when the IR does not validate or\n"
+          "the schedule deadlocks.\n",
+          std::move(flags)};
 }
 
 std::optional<double> Positive(const std::optional<std::string>& text) {
@@ -60,28 +55,25 @@ bool WriteText(const std::string& path, const std::string& text) {
 }  // namespace
 
 int RunSimulate(const Args& args) {
+  const CommandSpec spec = SimulateSpec();
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
+  if (!parsed) return exit_code;
   std::string error;
-  const auto flags = SimulateFlags();
-  const std::optional<ParsedArgs> parsed = Parse(args, flags, &error);
-  if (!parsed) return Usage(error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << "\noptions:\n" << FlagHelp(flags);
-    return static_cast<int>(ExitCode::kConforms);
-  }
-  if (parsed->positional.size() != 1) return Usage("expected exactly one IR file");
+  if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one IR file");
   Limits limits;
-  if (!ApplyLimitFlags(*parsed, &limits, &error)) return Usage(error);
+  if (!ApplyLimitFlags(*parsed, &limits, &error)) return UsageError(spec, error);
   const std::string path = parsed->positional[0];
   gemini::SimulateOptions options;
   if (const auto bw = gemini::BandwidthFromName(path)) options.bandwidth_gbps = *bw;
   if (parsed->Has("bandwidth")) {
     const auto bw = Positive(parsed->Get("bandwidth"));
-    if (!bw) return Usage("--bandwidth takes a positive number of GB/s");
+    if (!bw) return UsageError(spec, "--bandwidth takes a positive number of GB/s");
     options.bandwidth_gbps = *bw;
   }
   if (parsed->Has("clock")) {
     const auto clock = Positive(parsed->Get("clock"));
-    if (!clock) return Usage("--clock takes a positive number of GHz");
+    if (!clock) return UsageError(spec, "--clock takes a positive number of GHz");
     options.clock_ghz = *clock;
   }
 
