@@ -10,6 +10,7 @@
 
 #include "validators/gemini/gemini_format.h"
 #include "validators/gemini/rules.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -35,14 +36,7 @@ std::vector<fs::path> IrFiles() {
   return files;
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(SeverityName(d.severity)) + " [" + std::string(d.rule->id) + "] " + d.location.path + ": " +
-           d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 DiagnosticSink Validate(const fs::path& path, bool with_frontend, bool strict = false) {
   DiagnosticSink sink(Profile{strict, false, 0}, path.string());

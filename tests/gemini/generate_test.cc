@@ -15,6 +15,7 @@
 #include "reference_exec/gemini/simulate.h"
 #include "validators/gemini/decode.h"
 #include "validators/gemini/gemini_format.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -49,11 +50,7 @@ std::optional<Ir> ValidateStrict(const std::string& ir, const Frontend& frontend
   return decoded;
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 GenerateOptions Bounds() {
   GenerateOptions bounds;

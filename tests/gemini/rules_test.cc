@@ -12,6 +12,7 @@
 #include "validators/gemini/decode.h"
 #include "validators/gemini/rules.h"
 #include "validators/gemini/validate.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -39,13 +40,7 @@ DiagnosticSink ValidateText(const std::string& text, bool with_frontend = true, 
   return sink;
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 TEST(GeminiRules, TheExampleConforms) {
   for (bool with_frontend : {false, true}) {

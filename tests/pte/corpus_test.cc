@@ -10,6 +10,7 @@
 #include "validators/core/format.h"
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -33,14 +34,7 @@ DiagnosticSink Validate(const fs::path& path, const InputBuffer& input) {
   return sink;
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(SeverityName(d.severity)) + " [" + std::string(d.rule->id) + "] " +
-           d.location.path + ": " + d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 std::vector<fs::path> CorpusFiles(std::string_view extension) {
   std::vector<fs::path> files;

@@ -12,6 +12,7 @@
 #include "conformance/pte/serialize.h"
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -33,13 +34,7 @@ DiagnosticSink ValidateBytes(const std::vector<uint8_t>& bytes, const ValidateCo
   return sink;
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 bool Reports(const DiagnosticSink& sink, const Rule& rule, const std::string& path) {
   for (const Diagnostic& d : sink.diagnostics()) {

@@ -14,6 +14,7 @@
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
 #include "validators/pte/schema/program_generated.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -65,13 +66,7 @@ DiagnosticSink ValidateBytes(const std::vector<uint8_t>& bytes) {
   return sink;
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 
 model::ExecutionPlan& Plan(File& f, size_t p = 0) { return (*f.program.execution_plan)[p]; }

@@ -12,6 +12,7 @@
 #include "validators/core/core_rules.h"
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -49,13 +50,7 @@ bool Reports(const DiagnosticSink& sink, const Rule& rule) {
   return false;
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 // The smallest value of `limit` with which `bytes` report nothing.
 uint64_t SmallestPassing(const std::vector<uint8_t>& bytes, uint64_t Limits::*limit) {

@@ -10,6 +10,7 @@
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/rules.h"
 #include "validators/tensil/tensil_format.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::tensil {
 namespace {
@@ -35,13 +36,7 @@ InputBuffer Load(const fs::path& path) {
   return buffer ? std::move(*buffer) : InputBuffer();
 }
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 DiagnosticSink Validate(const fs::path& path, std::vector<std::string> companions = {}) {
   DiagnosticSink sink(Profile{.strict = true}, path.string());

@@ -17,6 +17,7 @@
 #include "validators/tensil/arch.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/tensil_format.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::tensil::fixture {
 
@@ -126,12 +127,6 @@ inline Result ValidateCase(Case c, Profile profile = {}) {
   return result;
 }
 
-inline std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) {
-    out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
-  }
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 }  // namespace accelcheck::tensil::fixture

@@ -11,15 +11,12 @@
 #include "validators/core/text.h"
 #include "validators/tensil/rules.h"
 #include "validators/tensil/tensil_format.h"
+#include "tests/support/describe.h"
 
 namespace accelcheck::tensil::conformance {
 namespace {
 
-std::string Describe(const DiagnosticSink& sink) {
-  std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) out += Str(d.rule->id, " ", d.location.path, ": ", d.message, "\n");
-  return out;
-}
+using ::accelcheck::test::Describe;
 
 DiagnosticSink ValidateWritten(const WrittenBundle& written) {
   std::string error;
