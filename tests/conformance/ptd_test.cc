@@ -16,6 +16,7 @@
 #include "conformance/pte/serialize.h"
 #include "validators/core/format.h"
 #include "validators/pte/rules.h"
+#include "tests/support/temp.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -29,7 +30,7 @@ Bytes Slurp(const fs::path& path) {
 }
 
 std::string WriteTemp(const std::string& name, const Bytes& bytes) {
-  const fs::path path = fs::path(testing::TempDir()) / name;
+  const fs::path path = test::ProcessTempPath(name);
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   return path.string();

@@ -13,6 +13,7 @@
 #include "validators/gemini/rules.h"
 #include "validators/gemini/validate.h"
 #include "tests/support/describe.h"
+#include "tests/support/temp.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -23,7 +24,7 @@ using testing::json;
 
 std::string FrontendPath() {
   static const std::string path = [] {
-    const std::string p = ::testing::TempDir() + "gemini_rules_test_frontend.json";
+    const std::string p = test::ProcessTempPath("gemini_rules_test_frontend.json").string();
     std::ofstream(p) << ExampleFrontend().dump();
     return p;
   }();

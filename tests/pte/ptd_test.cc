@@ -13,6 +13,7 @@
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
 #include "tests/support/describe.h"
+#include "tests/support/temp.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -193,7 +194,7 @@ std::vector<uint8_t> ExternalProgram(std::vector<int32_t> sizes) {
 }
 
 std::string WriteCompanion(const std::string& name) {
-  const auto path = std::filesystem::path(testing::TempDir()) / name;
+  const auto path = test::ProcessTempPath(name);
   const std::vector<uint8_t> bytes = SerializePtd(BasePtd());
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                              static_cast<std::streamsize>(bytes.size()));
@@ -219,7 +220,7 @@ TEST(PteExternal, LayoutMismatch) {
 TEST(PteExternal, KeyMissing) {
   model::PtdFile other = BasePtd();
   (*other.named_data)[0].key = "b";
-  const auto path = std::filesystem::path(testing::TempDir()) / "other.ptd";
+  const auto path = test::ProcessTempPath("other.ptd");
   const std::vector<uint8_t> bytes = SerializePtd(other);
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                              static_cast<std::streamsize>(bytes.size()));
