@@ -17,10 +17,12 @@ namespace accelcheck::pte {
 // but not its elements to their size, so a [long], [uint64] or [double]
 // vector can pass it at an address that is not a multiple of 8, and reading
 // it is then undefined behaviour. Writers always align elements; every reader
-// of 8-byte vectors asks this first.
+// of 8-byte vectors asks this first. An empty vector has nothing to read,
+// and the flatbuffers builder does not align it.
 template <typename T>
 bool ElementsAligned(const flatbuffers::Vector<T>* vector) {
-  return vector == nullptr || reinterpret_cast<uintptr_t>(vector->Data()) % alignof(T) == 0;
+  return vector == nullptr || vector->size() == 0 ||
+         reinterpret_cast<uintptr_t>(vector->Data()) % alignof(T) == 0;
 }
 
 // Verifies `program` ([0, program_size) of a .pte) against program.fbs with
