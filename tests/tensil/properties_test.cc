@@ -143,20 +143,6 @@ rc::Gen<RandomProgram> GenProgram() {
   });
 }
 
-nlohmann::json ArchJson(const Architecture& a) {
-  return {{"data_type", InfoOf(a.data_type).name},
-          {"array_size", a.array_size},
-          {"dram0_depth", a.dram0_depth},
-          {"dram1_depth", a.dram1_depth},
-          {"local_depth", a.local_depth},
-          {"accumulator_depth", a.accumulator_depth},
-          {"simd_registers_depth", a.simd_registers_depth},
-          {"stride0_depth", a.stride0_depth},
-          {"stride1_depth", a.stride1_depth},
-          {"number_of_threads", a.number_of_threads},
-          {"thread_queue_depth", a.thread_queue_depth}};
-}
-
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace accelcheck::tensil {
 
 enum class DataType : uint8_t { kFp8bp4, kFp16bp8, kFp18bp10, kFp32bp16, kFloat32 };
@@ -57,5 +59,8 @@ struct Layout {
 // The layout, or nothing when the header needs more than 8 bits or an
 // operand more than 64 (tensil.arch.header_width, tensil.arch.operand_width).
 std::optional<Layout> LayoutOf(const Architecture& arch);
+
+// The architecture as .tarch JSON: its 11 keys.
+nlohmann::json ArchJson(const Architecture& arch);
 
 }  // namespace accelcheck::tensil

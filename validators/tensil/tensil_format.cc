@@ -123,20 +123,6 @@ void ValidateModel(const InputBuffer& input, const ValidateContext& context, Dia
   }
 }
 
-json ArchJson(const Architecture& a) {
-  return json{{"data_type", InfoOf(a.data_type).name},
-              {"array_size", a.array_size},
-              {"dram0_depth", a.dram0_depth},
-              {"dram1_depth", a.dram1_depth},
-              {"local_depth", a.local_depth},
-              {"accumulator_depth", a.accumulator_depth},
-              {"simd_registers_depth", a.simd_registers_depth},
-              {"stride0_depth", a.stride0_depth},
-              {"stride1_depth", a.stride1_depth},
-              {"number_of_threads", a.number_of_threads},
-              {"thread_queue_depth", a.thread_queue_depth}};
-}
-
 json LayoutJson(const Layout& l) {
   return json{{"instruction_bytes", l.instruction_bytes},
               {"operand0", {{"bytes", l.op0_bytes}, {"address_bits", l.op0_address_bits}, {"stride_bits", l.stride0_bits}}},
