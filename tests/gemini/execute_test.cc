@@ -18,13 +18,7 @@ using testing::ExampleFrontend;
 using testing::ExampleIr;
 using testing::json;
 
-Ir Decode(const json& doc) {
-  const std::string text = doc.dump();
-  Ir ir;
-  DiagnosticSink sink(Profile{}, "example");
-  EXPECT_TRUE(DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, sink, &ir));
-  return ir;
-}
+using testing::Decode;
 
 Frontend ExampleFrontendModel() {
   const std::string text = ExampleFrontend().dump();

@@ -5,11 +5,13 @@
 
 #include <string>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "validators/core/bytes.h"
 #include "validators/core/format.h"
 #include "validators/core/sink.h"
+#include "validators/gemini/decode.h"
 
 namespace accelcheck::gemini::testing {
 
@@ -125,6 +127,15 @@ inline json ExampleFrontend() {
         {"stride", json::array({2, 2})}, {"padding", json::array({0, 0, 0, 0})},
         {"previous_layer", json::array({"Conv_0"})}}},
   };
+}
+
+// Decodes an IR document that the test expects to decode.
+inline Ir Decode(const json& doc) {
+  const std::string text = doc.dump();
+  Ir ir;
+  DiagnosticSink sink(Profile{}, "example");
+  EXPECT_TRUE(DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, sink, &ir));
+  return ir;
 }
 
 }  // namespace accelcheck::gemini::testing

@@ -16,13 +16,7 @@ namespace fs = std::filesystem;
 using testing::ExampleIr;
 using testing::json;
 
-Ir Decode(const json& doc) {
-  const std::string text = doc.dump();
-  Ir ir;
-  DiagnosticSink sink(Profile{}, "example");
-  EXPECT_TRUE(DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, sink, &ir));
-  return ir;
-}
+using testing::Decode;
 
 // Loads t0 (128 B) and t1 (832 B) share the 16 B/cycle channel: 0..8 and
 // 8..60. The conv runs 60..160, the pool 160..210, and its 32 B store 210..212.
