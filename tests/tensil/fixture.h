@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/tensil/bundle.h"
 #include "validators/core/format.h"
 #include "validators/tensil/arch.h"
 #include "validators/tensil/disasm.h"
@@ -21,38 +22,15 @@
 
 namespace accelcheck::tensil::fixture {
 
-inline nlohmann::json TinyArch() {
-  return {{"data_type", "FP16BP8"},  {"array_size", 2},           {"dram0_depth", 256},
-          {"dram1_depth", 256},      {"local_depth", 256},        {"accumulator_depth", 256},
-          {"simd_registers_depth", 1}, {"stride0_depth", 2},       {"stride1_depth", 2},
-          {"number_of_threads", 1},  {"thread_queue_depth", 8}};
-}
-
-// One dense layer with ReLU: x (DRAM0 0) -> y (DRAM0 1).
-inline std::vector<std::string> BaseProgram() {
-  return {
-      "DataMove dram1->local local=0 dram1=0 size=2",
-      "DataMove dram0->local local=3 dram0=0 size=0",
-      "LoadWeights local=0 size=2",
-      "MatMul local=3 acc=0 size=0",
-      "SIMD op=zero left=in right=in dest=r1",
-      "SIMD read write op=max left=in right=r1 dest=out wacc=1 racc=0",
-      "DataMove acc->local local=4 acc=1 size=0",
-      "DataMove local->dram0 local=4 dram0=1 size=0",
-  };
-}
+// The conformance suite's tiny valid bundle (conformance/tensil/bundle.cc):
+// one dense layer with ReLU, x (DRAM0 0) -> y (DRAM0 1).
+inline nlohmann::json TinyArch() { return conformance::TinyBundle().model["arch"]; }
+inline std::vector<std::string> BaseProgram() { return conformance::TinyBundle().program; }
 
 struct Case {
-  nlohmann::json model = {
-      {"name", "tiny"},
-      {"prog", {{"file_name", "tiny.tprog"}, {"size", 0}}},
-      {"consts", {{{"file_name", "tiny.tdata"}, {"base", 0}, {"size", 3}}}},
-      {"inputs", {{{"name", "x"}, {"base", 0}, {"size", 1}}}},
-      {"outputs", {{{"name", "y"}, {"base", 1}, {"size", 1}}}},
-      {"arch", TinyArch()},
-      {"load_consts_to_local", false}};
+  nlohmann::json model = conformance::TinyBundle().model;
   std::vector<std::string> program = BaseProgram();
-  std::vector<uint8_t> tdata = std::vector<uint8_t>(12, 1);
+  std::vector<uint8_t> tdata = conformance::TinyBundle().tdata;
   // Raw program bytes appended after assembly (for encodings the syntax
   // expresses only as .bytes, and for truncation).
   std::vector<uint8_t> trailing;
