@@ -84,7 +84,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   std::minstd_rand random(seed);
   // Three in four mutations stay byte-level: they are what finds decoder bugs.
   if (random() % 4 != 0) return LLVMFuzzerMutate(data, size, max_size);
-  const Mutator& mutator = pte::PteMutator();
+  const ByteMutator& mutator = pte::PteMutator();
   const std::vector<const Rule*> rules = mutator.rules();
   if (rules.empty()) return LLVMFuzzerMutate(data, size, max_size);
   const Rule& rule = *rules[random() % rules.size()];

@@ -1667,7 +1667,7 @@ bool ValidatesWithoutErrors(ByteView bytes) {
   return sink.error_count() == 0 && !sink.failed();
 }
 
-class PteMutatorImpl final : public Mutator {
+class PteMutatorImpl final : public ByteMutator {
  public:
   std::string_view format() const override { return "pte"; }
 
@@ -1682,6 +1682,10 @@ class PteMutatorImpl final : public Mutator {
   std::optional<std::vector<uint8_t>> Apply(ByteView valid, const Rule& rule, uint64_t seed,
                                             std::string* error) const override {
     return ApplyWithPath(valid, rule, seed, nullptr, error);
+  }
+
+  std::string CompanionNote(const Rule& rule) const override {
+    return NeedsCompanion(rule) ? "it shows against the input's companion .ptd (validate with --data FILE.ptd)" : "";
   }
 
   std::optional<std::vector<uint8_t>> ApplyWithPath(ByteView valid, const Rule& rule, uint64_t seed,
@@ -1737,7 +1741,7 @@ class PteMutatorImpl final : public Mutator {
 
 }  // namespace
 
-const Mutator& PteMutator() {
+const ByteMutator& PteMutator() {
   static const PteMutatorImpl kMutator;
   return kMutator;
 }

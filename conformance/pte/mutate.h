@@ -10,7 +10,7 @@
 
 namespace accelcheck::pte {
 
-const Mutator& PteMutator();
+const ByteMutator& PteMutator();
 
 // PteMutator().Apply that also gives the object path where the validator
 // should report the broken rule (empty when the rule is about the whole file).

@@ -155,6 +155,17 @@ std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& d
   return written;
 }
 
+DiagnosticSink ValidateWritten(const WrittenBundle& written, Profile profile) {
+  DiagnosticSink sink(profile, written.tmodel);
+  const std::string text = ReadWhole(written.tmodel);
+  ValidateContext context;
+  context.path = written.tmodel;
+  context.companions = written.companions;
+  TensilFormat().Validate(InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}), context,
+                          sink);
+  return sink;
+}
+
 const Mutation* FindMutation(std::string_view rule_id) {
   for (const Mutation& m : Mutations()) {
     if (m.rule->id == rule_id) return &m;

@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "validators/core/diagnostic.h"
+#include "validators/core/sink.h"
 
 namespace accelcheck::tensil::conformance {
 
@@ -49,12 +51,20 @@ struct WrittenBundle {
 std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const std::filesystem::path& dir,
                                          const std::string& stem, std::string* error);
 
+// Validates a written bundle's .tmodel with its companions.
+DiagnosticSink ValidateWritten(const WrittenBundle& written, Profile profile);
+
 // A change to a valid bundle that breaks `rule`; returns the object path the
-// rule is reported at.
+// rule is reported at. A change throws NoPlace (or a JSON error) when the
+// bundle offers no place to break the rule.
 struct Mutation {
   const Rule* rule;
   std::function<std::string(Bundle&)> change;
   std::vector<const Rule*> also = {};  // rules that necessarily break with it
+};
+
+struct NoPlace : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // One mutation per rule of validators/tensil/rules.def, in table order.

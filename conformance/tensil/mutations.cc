@@ -1,6 +1,9 @@
-// One change per rule of validators/tensil/rules.def to the valid tiny
-// bundle, each reported at the object path it returns.
+// One change per rule of validators/tensil/rules.def to a valid bundle, each
+// reported at the object path it returns. The changes take addresses and
+// sizes from the bundle's architecture and program, so that they apply to any
+// model with room for them (the tiny bundle and the real ones).
 #include <algorithm>
+#include <regex>
 
 #include "conformance/tensil/bundle.h"
 #include "validators/core/text.h"
@@ -12,10 +15,60 @@ namespace {
 
 using nlohmann::json;
 
-// Appends an instruction; its path is prog[index].
-std::string Append(Bundle& c, const std::string& line) {
+uint64_t ArchValue(const Bundle& c, const char* key) { return c.model.at("arch").at(key).get<uint64_t>(); }
+
+// The first local row the program writes from DRAM: an appended instruction
+// reads it without reading an uninitialized row (spec #27).
+uint64_t WrittenLocal(const Bundle& c) {
+  static const std::regex kLoad(R"(^DataMove dram[01]->local local=(\d+))");
+  for (const std::string& line : c.program) {
+    std::smatch match;
+    if (std::regex_search(line, match, kLoad)) return std::stoull(match[1]);
+  }
+  throw NoPlace("the program loads no local row from DRAM");
+}
+
+// Appends an instruction, with {L} replaced by a local row the program
+// writes; its path is prog[index].
+std::string Append(Bundle& c, std::string line) {
+  if (const size_t at = line.find("{L}"); at != std::string::npos) line.replace(at, 3, Str(WrittenLocal(c)));
   c.program.push_back(line);
   return Str("prog[", c.program.size() - 1, "]");
+}
+
+// The bytes a value of the bundle's data type takes in the .tdata (FP18BP10
+// in a 32-bit word, spec/tensil.md §3).
+uint64_t ValueBytes(const Bundle& c) {
+  const std::string type = c.model.at("arch").at("data_type").get<std::string>();
+  return type == "FP8BP4" ? 1 : type == "FP16BP8" ? 2 : 4;
+}
+
+// Replaces the constants with `rows` vectors of zeros.
+void ZeroConstants(Bundle& c, uint64_t rows) {
+  const uint64_t bytes = rows * ArchValue(c, "array_size") * ValueBytes(c);
+  if (bytes > (uint64_t{64} << 20)) throw NoPlace(Str("the constants would take ", bytes, " bytes"));
+  c.tdata.assign(bytes, 0);
+}
+
+uint64_t ConstRows(const Bundle& c) { return c.model.at("consts").at(0).at("size").get<uint64_t>(); }
+
+// The first DRAM0 row past every input and output.
+uint64_t PastIo(const Bundle& c) {
+  uint64_t end = 0;
+  for (const char* list : {"inputs", "outputs"}) {
+    for (const json& io : c.model.at(list)) {
+      end = std::max(end, io.at("base").get<uint64_t>() + io.at("size").get<uint64_t>());
+    }
+  }
+  return end;
+}
+
+// The index of the first LoadWeights.
+size_t FirstLoadWeights(const Bundle& c) {
+  for (size_t i = 0; i < c.program.size(); ++i) {
+    if (c.program[i].rfind("LoadWeights", 0) == 0) return i;
+  }
+  throw NoPlace("the program has no LoadWeights");
 }
 
 std::vector<Mutation> Table() {
@@ -28,7 +81,7 @@ std::vector<Mutation> Table() {
       {&rules::kArchMismatch,
        [](Bundle& c) {
          c.tarch = c.arch();
-         (*c.tarch)["local_depth"] = 512;
+         (*c.tarch)["local_depth"] = 2 * ArchValue(c, "local_depth");
          return std::string("arch.local_depth");
        }},
       {&rules::kKeyMissing,
@@ -83,7 +136,7 @@ std::vector<Mutation> Table() {
       {&rules::kArchFloat32,
        [](Bundle& c) {
          c.arch()["data_type"] = "FLOAT32";
-         c.tdata.assign(24, 0);
+         ZeroConstants(c, ConstRows(c));
          return std::string("arch.data_type");
        }},
       {&rules::kArchArraySizeRange,
@@ -145,8 +198,9 @@ std::vector<Mutation> Table() {
        {&rules::kFlowUninitialized}},
       {&rules::kModelConstsRange,
        [](Bundle& c) {
-         c.model["consts"][0]["size"] = 300;
-         c.tdata.assign(300 * 2 * 2, 1);
+         const uint64_t rows = ArchValue(c, "dram1_depth") + 44;
+         c.model["consts"][0]["size"] = rows;
+         ZeroConstants(c, rows);
          return std::string("consts[0]");
        }},
       {&rules::kModelIoEmpty,
@@ -166,24 +220,26 @@ std::vector<Mutation> Table() {
        }},
       {&rules::kModelIoRange,
        [](Bundle& c) {
-         c.model["outputs"][0]["base"] = 256;
+         c.model["outputs"][0]["base"] = ArchValue(c, "dram0_depth");
          return std::string("outputs[0]");
        },
        {&rules::kModelProbeRows}},
       {&rules::kModelIoCount,
        [](Bundle& c) {
-         for (int i = 1; i <= 4; ++i) c.model["inputs"].push_back({{"name", "x"}, {"base", 10 * i}, {"size", 1}});
+         const uint64_t past = PastIo(c);
+         for (uint64_t i = 0; i < 4; ++i) c.model["inputs"].push_back({{"name", Str("x", i)}, {"base", past + i}, {"size", 1}});
          return std::string("inputs");
        }},
       {&rules::kModelIoOverlap,
        [](Bundle& c) {
-         c.model["inputs"].push_back({{"name", "z"}, {"base", 0}, {"size", 1}});
+         c.model["inputs"].push_back({{"name", "z"}, {"base", c.model["inputs"][0]["base"]}, {"size", 1}});
          return std::string("inputs[1]");
        }},
       {&rules::kModelIoOrder,
        [](Bundle& c) {
-         c.model["inputs"][0]["base"] = 10;
-         c.model["inputs"].push_back({{"name", "z"}, {"base", 0}, {"size", 1}});
+         // A new input past the others, listed first.
+         const json first = {{"name", "z"}, {"base", PastIo(c)}, {"size", 1}};
+         c.model["inputs"].insert(c.model["inputs"].begin(), first);
          return std::string("inputs[1].base");
        }},
       {&rules::kModelProbeRows,
@@ -200,14 +256,14 @@ std::vector<Mutation> Table() {
       {&rules::kTdataFp18Padding,
        [](Bundle& c) {
          c.arch()["data_type"] = "FP18BP10";
-         c.tdata.assign(24, 0);
+         ZeroConstants(c, ConstRows(c));
          c.tdata[7] = 0x80;
          return std::string("consts[0].data");
        }},
       {&rules::kTdataNonFinite,
        [](Bundle& c) {
          c.arch()["data_type"] = "FLOAT32";
-         c.tdata.assign(24, 0);
+         ZeroConstants(c, ConstRows(c));
          c.tdata[4] = 0x7f;
          c.tdata[5] = 0x80;
          return std::string("consts[0].data");
@@ -222,13 +278,13 @@ std::vector<Mutation> Table() {
       {&rules::kInstrTid, [](Bundle& c) { return Append(c, "Wait thread=0 tid=1"); }},
       {&rules::kInstrOpcode, [](Bundle& c) { return Append(c, ".bytes 00 00 00 00 00 50"); }},
       {&rules::kInstrFlags, [](Bundle& c) { return Append(c, ".bytes 00 00 00 00 00 24"); }},
-      {&rules::kInstrPadding, [](Bundle& c) { return Append(c, "MatMul local=3 acc=2 size=0 pad0=1"); }},
+      {&rules::kInstrPadding, [](Bundle& c) { return Append(c, "MatMul local={L} acc=2 size=0 pad0=1"); }},
       {&rules::kInstrStride,
        [](Bundle& c) {
          c.arch()["stride0_depth"] = 3;
          return Append(c, "MatMul local=0 acc=2 size=0 stride0=3");
        }},
-      {&rules::kInstrLocalRange, [](Bundle& c) { return Append(c, "MatMul local=250 acc=2 size=3 stride0=1"); }},
+      {&rules::kInstrLocalRange, [](Bundle& c) { return Append(c, Str("MatMul local=", ArchValue(c, "local_depth") - 3, " acc=2 size=3")); }},
       {&rules::kInstrOtherRange,
        [](Bundle& c) { return Append(c, "DataMove local->dram0 local=4 dram0=250 size=3 stride1=1"); }},
       {&rules::kInstrSize,
@@ -276,10 +332,12 @@ std::vector<Mutation> Table() {
        }},
       {&rules::kFlowResetWeights,
        [](Bundle& c) {
-         c.program.insert(c.program.begin() + 2, "MatMul local=3 acc=5 size=0");
-         return std::string("prog[2]");
+         // A MatMul of a loaded row just before the first LoadWeights.
+         const size_t at = FirstLoadWeights(c);
+         c.program.insert(c.program.begin() + static_cast<std::ptrdiff_t>(at), Str("MatMul local=", WrittenLocal(c), " acc=5 size=0"));
+         return Str("prog[", at, "]");
        }},
-      {&rules::kFlowAccumulateUnwritten, [](Bundle& c) { return Append(c, "MatMul accumulate local=3 acc=9 size=0"); }},
+      {&rules::kFlowAccumulateUnwritten, [](Bundle& c) { return Append(c, "MatMul accumulate local={L} acc=9 size=0"); }},
   };
 }
 

@@ -1,43 +1,37 @@
 // The Tensil mutations the conformance suite and `accelcheck mutate` use:
-// every rule has one, and each breaks its rule at its path and, under
-// --strict, no rule it does not declare.
+// every rule has one, and the mutator writes, from a valid bundle, a bundle
+// that breaks its rule and, under --strict, no rule it does not declare.
+#include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include "conformance/tensil/bundle.h"
+#include "conformance/tensil/mutate.h"
+#include "tests/support/describe.h"
 #include "tests/tensil/fixture.h"
-#include "validators/core/format.h"
-#include "validators/core/text.h"
 #include "validators/tensil/rules.h"
 #include "validators/tensil/tensil_format.h"
-#include "tests/support/describe.h"
 
 namespace accelcheck::tensil::conformance {
 namespace {
 
 using ::accelcheck::test::Describe;
 
-DiagnosticSink ValidateWritten(const WrittenBundle& written) {
+WrittenBundle WriteTiny(const std::filesystem::path& dir) {
   std::string error;
-  const auto buffer = ReadFileLimited(written.tmodel, 1 << 20, &error);
-  EXPECT_TRUE(buffer) << error;
-  DiagnosticSink sink(Profile{.strict = true}, written.tmodel);
-  ValidateContext context;
-  context.path = written.tmodel;
-  context.companions = written.companions;
-  if (buffer) TensilFormat().Validate(*buffer, context, sink);
-  return sink;
+  const auto written = WriteBundle(TinyBundle(), dir, "tiny", &error);
+  if (!written) throw std::runtime_error(error);
+  return *written;
 }
 
 TEST(TensilMutations, TheTinyBundleHasNoFinding) {
-  const auto dir = fixture::TempDir();
-  std::string error;
-  const auto written = WriteBundle(TinyBundle(), dir, "tiny", &error);
-  ASSERT_TRUE(written) << error;
-  const auto sink = ValidateWritten(*written);
+  const WrittenBundle written = WriteTiny(fixture::TempDir());
+  const DiagnosticSink sink = ValidateWritten(written, Profile{.strict = true});
   EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
-  const auto read = ReadBundle(written->tmodel, &error);
+  std::string error;
+  const auto read = ReadBundle(written.tmodel, &error);
   ASSERT_TRUE(read) << error;
   EXPECT_EQ(read->tdata, TinyBundle().tdata);
   EXPECT_EQ(read->program.size(), TinyBundle().program.size());
@@ -45,27 +39,44 @@ TEST(TensilMutations, TheTinyBundleHasNoFinding) {
 
 TEST(TensilMutations, EveryRuleHasOne) {
   std::set<std::string_view> covered;
-  for (const Mutation& m : Mutations()) covered.insert(m.rule->id);
+  for (const Rule* rule : TensilMutator().rules()) covered.insert(rule->id);
   for (const Rule* rule : AllRules()) EXPECT_TRUE(covered.count(rule->id)) << rule->id;
 }
 
-TEST(TensilMutations, EachBreaksItsRuleAtItsPathAndNoOther) {
+// Each rule through the mutator, from the tiny bundle on disk: the files it
+// lists exist and validate with the rule and only its declared companions.
+TEST(TensilMutations, TheMutatorBreaksEachRuleAndNoOther) {
   const auto dir = fixture::TempDir();
+  const WrittenBundle tiny = WriteTiny(dir);
   for (const Mutation& m : Mutations()) {
-    Bundle bundle = TinyBundle();
-    const std::string path = m.change(bundle);
     std::string error;
-    const auto written = WriteBundle(bundle, dir, "case", &error);
-    ASSERT_TRUE(written) << m.rule->id << ": " << error;
-    const auto sink = ValidateWritten(*written);
-    bool found = false;
+    const auto out = TensilMutator().Mutate({tiny.tmodel, {}}, *m.rule, 0, (dir / "out.tmodel").string(), &error);
+    ASSERT_TRUE(out) << m.rule->id << ": " << error;
+    ASSERT_GE(out->files.size(), 3u);
+    EXPECT_EQ(out->files[0], (dir / "out.tmodel").string());
+    for (const std::string& file : out->files) EXPECT_TRUE(std::filesystem::exists(file)) << file;
+    const DiagnosticSink sink = ValidateWritten({out->files[0], out->companions, out->files}, Profile{.strict = true});
+    EXPECT_TRUE(sink.Has(*m.rule)) << m.rule->id << ":\n" << Describe(sink);
     for (const Diagnostic& d : sink.diagnostics()) {
-      if (d.rule == m.rule && d.location.path == path) found = true;
       const bool allowed = d.rule == m.rule || std::find(m.also.begin(), m.also.end(), d.rule) != m.also.end();
       EXPECT_TRUE(allowed || d.severity != Severity::kError) << m.rule->id << " also gives " << d.rule->id;
     }
-    EXPECT_TRUE(found) << m.rule->id << " at " << path << ":\n" << Describe(sink);
   }
+}
+
+TEST(TensilMutations, TheMutatorDeclinesAnInvalidInput) {
+  const auto dir = fixture::TempDir();
+  Bundle broken = TinyBundle();
+  broken.model["extra"] = 1;
+  std::string error;
+  const auto written = WriteBundle(broken, dir, "broken", &error);
+  ASSERT_TRUE(written) << error;
+  const auto out = TensilMutator().Mutate({written->tmodel, {}}, rules::kKeyMissing, 0,
+                                          (dir / "out.tmodel").string(), &error);
+  EXPECT_FALSE(out);
+  EXPECT_NE(error.find("does not validate under --strict"), std::string::npos) << error;
+  EXPECT_NE(error.find(rules::kUnknownKey.id), std::string::npos) << error;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.tmodel"));
 }
 
 }  // namespace

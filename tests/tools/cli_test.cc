@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "conformance/gemini/cases.h"
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
+#include "conformance/tensil/bundle.h"
 #include "tests/tools/tool_runner.h"
 
 namespace accelcheck::testing {
@@ -266,6 +268,66 @@ TEST_F(CliTest, InspectOfUndecodableInputPrintsDiagnostics) {
 
   EXPECT_EQ(RunTool({"inspect", (dir_.path() / "missing").string()}).exit_code, 3);
   EXPECT_EQ(RunTool({"inspect"}).exit_code, 2);
+}
+
+TEST_F(CliTest, MutateListsTheRulesOfEveryFormat) {
+  for (const std::string format : {"pte", "tensil", "gemini"}) {
+    const ToolRun run = RunTool({"mutate", "--list", "--format", format});
+    EXPECT_EQ(run.exit_code, 0) << format << ": " << run.err;
+    EXPECT_EQ(run.out.rfind(format + ".", 0), 0u) << format << ": " << run.out;
+  }
+  EXPECT_EQ(RunTool({"mutate", "--list", "--format", "neff"}).exit_code, 2);
+}
+
+TEST_F(CliTest, MutateBreaksOneRuleOfAProgram) {
+  const std::string out = (dir_.path() / "bad.pte").string();
+  const ToolRun run =
+      RunTool({"mutate", dir_.Write("add.pte", SmallProgram()), "--rule", "pte.file.version", "-o", out});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "wrote " + out + ": breaks pte.file.version\n");
+  const json report = json::parse(RunTool({"validate", "--strict", "--output", "json", out}).out);
+  EXPECT_EQ(RulesIn(report), std::vector<std::string>{"pte.file.version"});
+}
+
+// A Tensil model is written as OUT.tmodel with the .tprog and .tdata it names.
+TEST_F(CliTest, MutateWritesATensilBundle) {
+  std::string error;
+  const auto tiny = tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), dir_.path(), "tiny", &error);
+  ASSERT_TRUE(tiny) << error;
+  const std::string out = (dir_.path() / "bad.tmodel").string();
+  const ToolRun run = RunTool({"mutate", tiny->tmodel, "--rule", "tensil.instr.padding", "-o", out});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string stem = (dir_.path() / "bad").string();
+  EXPECT_EQ(run.out, "wrote " + out + ", " + stem + ".tprog, " + stem + ".tdata: breaks tensil.instr.padding\n");
+  const json report = json::parse(RunTool({"validate", "--strict", "--output", "json", out}).out);
+  EXPECT_EQ(RulesIn(report), std::vector<std::string>{"tensil.instr.padding"});
+}
+
+TEST_F(CliTest, MutateOfAGeminiRuleOnItsFrontendNeedsTheFrontend) {
+  const std::string ir = dir_.Write("ir.json", Text(gemini::CaseBaseIr()));
+  const std::string frontend = dir_.Write("frontend.json", Text(gemini::CaseBaseFrontend()));
+  const std::string out = (dir_.path() / "bad.json").string();
+  ToolRun run = RunTool({"mutate", ir, "--rule", "gemini.frontend.layer", "-o", out});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("--frontend"), std::string::npos) << run.err;
+  run = RunTool({"mutate", ir, "--frontend", frontend, "--rule", "gemini.frontend.layer", "-o", out});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "wrote " + out + ": breaks gemini.frontend.layer (validate with --data " + frontend + ")\n");
+  const json report = json::parse(RunTool({"validate", "--strict", "--output", "json", out, "--frontend", frontend}).out);
+  EXPECT_EQ(RulesIn(report), std::vector<std::string>{"gemini.frontend.layer"});
+}
+
+// An input that breaks a rule already, or offers no place for the change, is
+// declined with the reason and nothing is written.
+TEST_F(CliTest, MutateDeclinesWithTheReason) {
+  const std::string out = (dir_.path() / "bad.pte").string();
+  ToolRun run = RunTool({"mutate", dir_.Write("v99.pte", OtherVersion()), "--rule", "pte.file.version", "-o", out});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("does not validate"), std::string::npos) << run.err;
+  run = RunTool({"mutate", dir_.Write("add.pte", SmallProgram()), "--rule", "tensil.instr.padding", "-o", out});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("tensil.instr.padding"), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 // The CI gate on real files: zero errors in the default profile.

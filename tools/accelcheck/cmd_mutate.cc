@@ -1,13 +1,13 @@
 // accelcheck mutate FILE --rule ID -o OUT [--seed N]: writes a copy of a valid
-// file that breaks exactly one rule. `--list [--format F]` prints the rules
-// each format's mutator can break. FILE may be a .pte or a .ptd; a rule that
-// holds between a .pte and its .ptd shows only when the result is validated
-// with that .ptd (--data).
-#include <fstream>
+// input that breaks exactly one rule. `--list [--format F]` prints the rules
+// each format's mutator can break. FILE may be a .pte or a .ptd, a Tensil
+// .tmodel (written as OUT.tmodel with OUT.tprog and OUT.tdata beside it) or a
+// Gemini scheduler IR. Companions (--data, --frontend) are the files the
+// input is validated with; a rule between two files shows only when the
+// result is validated with them.
 #include <iostream>
 
 #include "conformance/mutator.h"
-#include "conformance/pte/mutate.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
 #include "validators/core/format.h"
@@ -19,12 +19,14 @@ namespace {
 const CommandSpec& MutateSpec() {
   static const CommandSpec kSpec{
       "mutate",
-      "usage: accelcheck mutate FILE --rule ID -o OUT [--seed N]\n"
+      "usage: accelcheck mutate FILE --rule ID -o OUT [--seed N] [--data FILE] [--frontend FILE]\n"
       "       accelcheck mutate --list [--format ID]\n",
       {
       {"rule", true, "ID", "the rule to break"},
-      {"o", true, "OUT", "where to write the mutated file"},
+      {"o", true, "OUT", "where to write the mutated file (a Tensil model: OUT.tmodel, .tprog, .tdata)"},
       {"seed", true, "N", "picks among the places the rule can be broken (default 0)"},
+      {"data", true, "FILE", "a companion the input is validated with, such as a .ptd or a .tarch (repeatable)"},
+      {"frontend", true, "FILE", "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
       {"list", false, "", "list the rules the mutators can break"},
       {"format", true, "ID", "with --list: only this format"},
       {"help", false, "", "print this help"},
@@ -44,6 +46,20 @@ int List(const ParsedArgs& parsed) {
   }
   if (!any && only) return UsageError(MutateSpec(), "no mutator for format " + *only);
   return 0;
+}
+
+void PrintWritten(const MutatedFiles& written, const Rule& rule) {
+  std::cout << "wrote";
+  for (size_t i = 0; i < written.files.size(); ++i) std::cout << (i == 0 ? " " : ", ") << written.files[i];
+  std::cout << ": breaks " << rule.id;
+  if (!written.companions.empty()) {
+    std::cout << " (validate with";
+    for (const std::string& companion : written.companions) std::cout << " --data " << companion;
+    std::cout << ")";
+  } else if (!written.note.empty()) {
+    std::cout << "; " << written.note;
+  }
+  std::cout << "\n";
 }
 
 }  // namespace
@@ -67,34 +83,25 @@ int RunMutate(const Args& args) {
   const Rule* rule = FindRule(*rule_id);
   if (rule == nullptr) return UsageError(spec, "unknown rule " + *rule_id);
 
-  const std::string& path = parsed->positional[0];
-  const std::optional<InputBuffer> input = ReadFileLimited(path, Limits{}.max_file_size, &error);
-  if (!input) {
-    std::cerr << "accelcheck mutate: " << path << ": " << error << "\n";
+  MutationInput input{parsed->positional[0], parsed->All("data")};
+  for (const std::string& frontend : parsed->All("frontend")) input.companions.push_back(frontend);
+  const std::optional<InputBuffer> bytes = ReadFileLimited(input.path, Limits{}.max_file_size, &error);
+  if (!bytes) {
+    std::cerr << "accelcheck mutate: " << input.path << ": " << error << "\n";
     return 3;
   }
-  const Format* format = DetectFormat(input->bytes());
+  const Format* format = DetectFormat(bytes->bytes());
   const Mutator* mutator = format ? FindMutator(format->id()) : nullptr;
   if (mutator == nullptr) {
-    std::cerr << "accelcheck mutate: " << path << ": no mutator for this file's format\n";
+    std::cerr << "accelcheck mutate: " << input.path << ": no mutator for this file's format\n";
     return 1;
   }
-  const std::optional<std::vector<uint8_t>> mutated = mutator->Apply(input->bytes(), *rule, seed, &error);
-  if (!mutated) {
-    std::cerr << "accelcheck mutate: " << path << ": " << error << "\n";
+  const std::optional<MutatedFiles> written = mutator->Mutate(input, *rule, seed, *out_path, &error);
+  if (!written) {
+    std::cerr << "accelcheck mutate: " << input.path << ": " << error << "\n";
     return 1;
   }
-  std::ofstream out(*out_path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(mutated->data()), static_cast<std::streamsize>(mutated->size()));
-  if (!out) {
-    std::cerr << "accelcheck mutate: cannot write " << *out_path << "\n";
-    return 3;
-  }
-  std::cout << "wrote " << *out_path << ": breaks " << rule->id;
-  if (format->id() == "pte" && pte::NeedsCompanion(*rule)) {
-    std::cout << " against the input's companion .ptd (validate with --data FILE.ptd)";
-  }
-  std::cout << "\n";
+  PrintWritten(*written, *rule);
   return 0;
 }
 
