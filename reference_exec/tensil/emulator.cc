@@ -4,19 +4,16 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <type_traits>
 
 namespace accelcheck::tensil {
 
-Scalar* Memory::Row(uint64_t row) {
-  const uint64_t page = row >> kPageBits;
-  if (page != last_page_) {
-    auto& slot = pages_[page];
-    if (!slot) slot = std::make_unique<Scalar[]>((size_t{1} << kPageBits) * width_);
-    last_page_ = page;
-    last_ = slot.get();
-  }
-  return last_ + (row & ((uint64_t{1} << kPageBits) - 1)) * width_;
+void Memory::Touch(uint64_t page) {
+  auto& slot = pages_[page];
+  if (!slot) slot = std::make_unique<Scalar[]>(kPageRows * width_);
+  last_page_ = page;
+  last_ = slot.get();
 }
 
 namespace {
@@ -30,20 +27,27 @@ struct Fixed {
   static constexpr Wide kMin = -(Wide{1} << (kWidth - 1));
   static constexpr Wide kMax = (Wide{1} << (kWidth - 1)) - 1;
   static constexpr Scalar kOne = Scalar{1} << kPoint;
+  // mac(0, y, z) = mac(x, 0, z) = z for every z of the type: z << point has
+  // no fraction and is in range. MatMul skips such lanes.
+  static constexpr bool kZeroProductKeepsSum = true;
 
+  static Scalar Saturate(Wide v) { return static_cast<Scalar>(std::clamp(v, kMin, kMax)); }
+  // m / 2^point, ties to even: adding half - 1 and the parity of the
+  // truncated quotient carries into the quotient exactly when the fraction
+  // is above one half, or is one half and the quotient is odd. Branch-free,
+  // so that the MatMul lanes vectorise.
   static Scalar Round(Wide m) {
-    constexpr Wide kHalf = Wide{1} << (kPoint - 1);
-    Wide r = m >> kPoint;
-    const Wide fraction = m & ((Wide{1} << kPoint) - 1);
-    r += static_cast<Wide>((fraction > kHalf) | ((fraction == kHalf) & static_cast<Wide>(r & 1)));
-    return static_cast<Scalar>(std::clamp(r, kMin, kMax));
+    constexpr Wide kHalfMinusOne = (Wide{1} << (kPoint - 1)) - 1;
+    return Saturate((m + kHalfMinusOne + ((m >> kPoint) & 1)) >> kPoint);
   }
-  static Scalar Mac(Scalar x, Scalar y, Wide z) {
-    return Round(static_cast<Wide>(x) * static_cast<Wide>(y) + z * (Wide{1} << kPoint));
+  static Scalar Mac(Scalar x, Scalar y, Scalar z) {
+    return Round(static_cast<Wide>(x) * static_cast<Wide>(y) + static_cast<Wide>(z) * (Wide{1} << kPoint));
   }
-  static Scalar Plus(Scalar a, Scalar b) { return Mac(a, kOne, b); }
-  static Scalar Minus(Scalar a, Scalar b) { return Mac(a, kOne, -static_cast<Wide>(b)); }
-  static Scalar Times(Scalar a, Scalar b) { return Mac(a, b, 0); }
+  // mac(a, 1.0, b) and mac(a, 1.0, -b): the exact sum has no fraction, so
+  // only the saturation remains.
+  static Scalar Plus(Scalar a, Scalar b) { return Saturate(static_cast<Wide>(a) + static_cast<Wide>(b)); }
+  static Scalar Minus(Scalar a, Scalar b) { return Saturate(static_cast<Wide>(a) - static_cast<Wide>(b)); }
+  static Scalar Times(Scalar a, Scalar b) { return Round(static_cast<Wide>(a) * static_cast<Wide>(b)); }
   static bool Less(Scalar a, Scalar b) { return a < b; }
   static bool IsZero(Scalar a) { return a == 0; }
   // Chisel: -x in kWidth bits wraps for the most negative value.
@@ -52,8 +56,10 @@ struct Fixed {
 
 // FLOAT32: Java float x*y + z, two roundings (no fused multiply-add).
 struct Float {
-  using Wide = Scalar;
   static constexpr Scalar kOne = std::bit_cast<Scalar>(1.0f);
+  // 0 * inf is NaN, and 0 * w + -0 is +0: every lane is computed.
+  static constexpr bool kZeroProductKeepsSum = false;
+
   static float F(Scalar s) { return std::bit_cast<float>(s); }
   static Scalar S(float f) { return std::bit_cast<Scalar>(f); }
   static Scalar Mac(Scalar x, Scalar y, Scalar z) {
@@ -93,10 +99,28 @@ class Machine::Impl {
 
 namespace {
 
+// One MatMul row (spec/tensil.md §5.3): out = bias, then for the input
+// lanes j in order, out_k = mac(x_j, W[j+1][k], out_k). `lanes` lists the j
+// to compute: all of them, or for fixed-point types those whose weight row
+// is not zero; a zero x_j is skipped there too (Fixed::kZeroProductKeepsSum).
+template <class A>
+void MatMulRow(const Scalar* __restrict weights, std::span<const uint32_t> lanes, const Scalar* __restrict x,
+               Scalar* __restrict out, uint64_t n) {
+  std::copy_n(weights, n, out);
+  for (const uint32_t j : lanes) {
+    const Scalar xj = x[j];
+    if (A::kZeroProductKeepsSum && xj == 0) continue;
+    const Scalar* __restrict w = weights + (j + 1) * n;
+    for (uint64_t k = 0; k < n; ++k) out[k] = A::Mac(xj, w[k], out[k]);
+  }
+}
+
 template <class A>
 class Executor final : public Machine::Impl {
  public:
-  using Machine::Impl::Impl;
+  explicit Executor(const Architecture& a) : Machine::Impl(a), row_is_zero_(n + 1, 1), scratch_(n) {
+    FindMatMulLanes();
+  }
 
   RunStats Run(ByteView program, const Layout& layout) override {
     RunStats stats;
@@ -122,25 +146,26 @@ class Executor final : public Machine::Impl {
   // spec/tensil.md §5.3: bias first, then input lanes 0..N-1, rounding and
   // saturating at every step like the systolic array.
   void MatMul(uint8_t flags, const Fields& f, RunStats* stats) {
-    std::vector<Scalar>& y = scratch_;
-    y.resize(n);
     for (uint64_t i = 0; i <= f.size; ++i) {
       const Scalar* x = (flags & kMatMulZeroes) ? zeros.data() : local.Row(At(f.address0, i, f.stride0));
-      std::copy_n(weights.data(), n, y.data());
-      for (uint64_t j = 0; j < n; ++j) {
-        const Scalar xj = x[j];
-        const Scalar* w = weights.data() + (j + 1) * n;
-        Scalar* out = y.data();
-        for (uint64_t k = 0; k < n; ++k) out[k] = A::Mac(xj, w[k], out[k]);
-      }
       Scalar* row = acc.Row(At(f.address1, i, f.stride1));
       if (flags & kMatMulAccumulate) {
+        Scalar* y = scratch_.data();
+        MatMulRow<A>(weights.data(), lanes_, x, y, n);
         for (uint64_t k = 0; k < n; ++k) row[k] = A::Plus(row[k], y[k]);
       } else {
-        std::copy_n(y.data(), n, row);
+        MatMulRow<A>(weights.data(), lanes_, x, row, n);
       }
     }
     stats->macs += (f.size + 1) * n * n;
+  }
+
+  // The input lanes MatMulRow computes: those whose weight row is not zero.
+  void FindMatMulLanes() {
+    lanes_.clear();
+    for (uint32_t j = 0; j < n; ++j) {
+      if (!A::kZeroProductKeepsSum || !row_is_zero_[j + 1]) lanes_.push_back(j);
+    }
   }
 
   // spec/tensil.md §5.5
@@ -165,66 +190,73 @@ class Executor final : public Machine::Impl {
   }
 
   // spec/tensil.md §5.4: rows pushed from i = size down to 0, each shifting
-  // the register down one row; partial loads keep the older rows.
+  // the register down one row; partial loads keep the older rows. The end
+  // state in one step: W[r] = row r for r <= min(size, N), and the older
+  // rows moved down by size + 1 (those pushed past row N are gone).
   void LoadWeights(uint8_t flags, const Fields& f, uint64_t size) {
-    for (uint64_t step = 0; step <= size; ++step) {
-      const uint64_t i = size - step;
-      std::memmove(weights.data() + n, weights.data(), n * n * sizeof(Scalar));
-      const Scalar* row = (flags & kLoadWeightsZeroes) ? zeros.data() : local.Row(At(f.address0, i, f.stride0));
-      std::copy_n(row, n, weights.data());
+    if (size < n) {
+      const uint64_t kept = n - size;  // rows 0..kept-1 move to size+1..N
+      std::memmove(weights.data() + (size + 1) * n, weights.data(), kept * n * sizeof(Scalar));
+      std::memmove(row_is_zero_.data() + size + 1, row_is_zero_.data(), kept);
     }
+    for (uint64_t r = 0; r <= std::min(size, n); ++r) {
+      const Scalar* row = (flags & kLoadWeightsZeroes) ? zeros.data() : local.Row(At(f.address0, r, f.stride0));
+      std::copy_n(row, n, weights.data() + r * n);
+      row_is_zero_[r] = std::all_of(row, row + n, [](Scalar v) { return v == 0; });
+    }
+    FindMatMulLanes();
   }
 
-  Scalar Op(uint64_t op, Scalar l, Scalar r, Scalar input) const {
-    const Scalar one = A::kOne;
+  template <class Op>
+  void Lanes(const Scalar* l, const Scalar* r, Scalar* out, Op op) const {
+    for (uint64_t k = 0; k < n; ++k) out[k] = op(l[k], r[k]);
+  }
+
+  // The op of every lane; the switch is outside the lane loops.
+  void Apply(uint64_t op, const Scalar* l, const Scalar* r, const Scalar* input, Scalar* out) const {
+    const auto truth = [](bool v) { return v ? A::kOne : Scalar{0}; };
     switch (op) {
-      case kSimdNoOp: return input;
-      case kSimdZero: return 0;
-      case kSimdMove: return l;
-      case kSimdNot: return A::IsZero(l) ? one : 0;
-      case kSimdAnd: return !A::IsZero(l) && !A::IsZero(r) ? one : 0;
-      case kSimdOr: return !A::IsZero(l) || !A::IsZero(r) ? one : 0;
-      case kSimdIncrement: return A::Plus(l, one);
-      case kSimdDecrement: return A::Minus(l, one);
-      case kSimdAdd: return A::Plus(l, r);
-      case kSimdSubtract: return A::Minus(l, r);
-      case kSimdMultiply: return A::Times(l, r);
-      case kSimdAbs: return A::Abs(l);
-      case kSimdGreaterThan: return A::Less(r, l) ? one : 0;
-      case kSimdGreaterThanEqual: return !A::Less(l, r) ? one : 0;
-      case kSimdMin: return A::Less(r, l) ? r : l;
-      default: return A::Less(l, r) ? r : l;  // kSimdMax
+      case kSimdNoOp: std::copy_n(input, n, out); return;
+      case kSimdZero: std::fill_n(out, n, 0); return;
+      case kSimdMove: std::copy_n(l, n, out); return;
+      case kSimdNot: return Lanes(l, r, out, [&](Scalar a, Scalar) { return truth(A::IsZero(a)); });
+      case kSimdAnd: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(!A::IsZero(a) && !A::IsZero(b)); });
+      case kSimdOr: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(!A::IsZero(a) || !A::IsZero(b)); });
+      case kSimdIncrement: return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Plus(a, A::kOne); });
+      case kSimdDecrement: return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Minus(a, A::kOne); });
+      case kSimdAdd: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Plus(a, b); });
+      case kSimdSubtract: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Minus(a, b); });
+      case kSimdMultiply: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Times(a, b); });
+      case kSimdAbs: return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Abs(a); });
+      case kSimdGreaterThan: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(A::Less(b, a)); });
+      case kSimdGreaterThanEqual: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(!A::Less(a, b)); });
+      case kSimdMin: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Less(b, a) ? b : a; });
+      default: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Less(a, b) ? b : a; });  // kSimdMax
     }
   }
 
   // spec/tensil.md §5.6, following the RTL where it and the emulator differ.
   void Simd(uint8_t flags, const Fields& f) {
-    std::vector<Scalar>& result = scratch_;
-    result.resize(n);
-    std::vector<Scalar>& input = input_;
-    if (flags & kSimdRead) {
-      input.assign(acc.Row(f.address1), acc.Row(f.address1) + n);
-    } else {
-      input.assign(n, 0);
-    }
-    const auto source = [&](uint64_t s) { return s == 0 ? input.data() : registers.data() + (s - 1) * n; };
-    const Scalar* l = source(f.simd_left);
-    const Scalar* r = source(f.simd_right);
-    for (uint64_t k = 0; k < n; ++k) result[k] = Op(f.simd_op, l[k], r[k], input[k]);
+    const Scalar* input = (flags & kSimdRead) ? acc.Row(f.address1) : zeros.data();
+    const auto source = [&](uint64_t s) { return s == 0 ? input : registers.data() + (s - 1) * n; };
+    Scalar* result = scratch_.data();
+    Apply(f.simd_op, source(f.simd_left), source(f.simd_right), input, result);
     if (f.simd_dest != 0 && f.simd_op != kSimdNoOp) {
-      std::copy_n(result.data(), n, registers.data() + (f.simd_dest - 1) * n);
+      std::copy_n(result, n, registers.data() + (f.simd_dest - 1) * n);
     }
     if (flags & kSimdWrite) {
       Scalar* out = acc.Row(f.address0);
       if (flags & kSimdAccumulate) {
         for (uint64_t k = 0; k < n; ++k) out[k] = A::Plus(out[k], result[k]);
       } else {
-        std::copy_n(result.data(), n, out);
+        std::copy_n(result, n, out);
       }
     }
   }
 
-  std::vector<Scalar> scratch_, input_;
+  std::vector<uint8_t> row_is_zero_;  // per weight row, all lanes zero
+  std::vector<uint32_t> lanes_;       // FindMatMulLanes
+  std::vector<Scalar> scratch_;
 };
 
 std::unique_ptr<Machine::Impl> MakeImpl(const Architecture& arch) {
@@ -279,10 +311,28 @@ void Machine::LoadConstants(ByteView tdata, uint64_t base, bool to_local) {
   }
 }
 
+namespace {
+
+// The low `width` bits of `value`, sign-extended (a no-op at 32 bits).
+Scalar SignExtend(Scalar value, unsigned width) {
+  const uint32_t sign = uint32_t{1} << (width - 1);
+  const uint32_t low = static_cast<uint32_t>(value) & (sign | (sign - 1));
+  return static_cast<Scalar>((low ^ sign) - sign);
+}
+
+}  // namespace
+
 void Machine::WriteDram0(uint64_t row, std::span<const Scalar> values) {
   const uint64_t n = arch_.array_size;
+  const bool fixed = arch_.data_type != DataType::kFloat32;
+  const unsigned width = InfoOf(arch_.data_type).width;
   for (uint64_t r = 0; r * n < values.size(); ++r) {
-    std::copy_n(values.data() + r * n, std::min<uint64_t>(n, values.size() - r * n), impl_->dram0.Row(row + r));
+    Scalar* target = impl_->dram0.Row(row + r);
+    const uint64_t count = std::min<uint64_t>(n, values.size() - r * n);
+    for (uint64_t k = 0; k < count; ++k) {
+      const Scalar value = values[r * n + k];
+      target[k] = fixed ? SignExtend(value, width) : value;
+    }
   }
 }
 

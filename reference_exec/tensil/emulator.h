@@ -33,15 +33,24 @@ using Scalar = int32_t;
 
 class Memory {
  public:
+  // Pages of 1024 rows, so that a 2^32-row DRAM costs only what is used.
+  static constexpr unsigned kPageBits = 10;
+  static constexpr uint64_t kPageRows = uint64_t{1} << kPageBits;
+
   Memory(uint64_t depth, uint64_t width) : depth_(depth), width_(width) {}
-  // The row, allocated (zeroed) when first touched.
-  Scalar* Row(uint64_t row);
+  // The row, allocated (zeroed) when first touched. Rows of one page are
+  // contiguous: Row(r) + width is Row(r + 1) unless r + 1 starts a page.
+  Scalar* Row(uint64_t row) {
+    const uint64_t page = row >> kPageBits;
+    if (page != last_page_) Touch(page);
+    return last_ + (row & (kPageRows - 1)) * width_;
+  }
   uint64_t depth() const { return depth_; }
 
  private:
-  static constexpr unsigned kPageBits = 10;
+  void Touch(uint64_t page);
+
   uint64_t depth_, width_;
-  // Pages of 1024 rows, so that a 2^32-row DRAM costs only what is used.
   std::unordered_map<uint64_t, std::unique_ptr<Scalar[]>> pages_;
   uint64_t last_page_ = UINT64_MAX;
   Scalar* last_ = nullptr;
@@ -65,6 +74,9 @@ class Machine {
   // Copies consts (the .tdata bytes, decoded per data type) to DRAM1, or to
   // local memory for load_consts_to_local, at `base` vectors.
   void LoadConstants(ByteView tdata, uint64_t base, bool to_local);
+  // Stores the low `width` bits of each value, sign-extended, as a DRAM word
+  // of the data type holds them: every scalar in the machine is a value of
+  // its type, which the MatMul fast path relies on.
   void WriteDram0(uint64_t row, std::span<const Scalar> values);
   std::vector<Scalar> ReadDram0(uint64_t row, uint64_t rows);
 
