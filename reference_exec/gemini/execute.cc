@@ -5,7 +5,11 @@
 #include <map>
 #include <random>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "reference_exec/gemini/l2.h"
+#include "validators/core/checked.h"
+#include "validators/core/text.h"
 #include "validators/gemini/validate.h"
 
 namespace accelcheck::gemini {
@@ -13,7 +17,6 @@ namespace accelcheck::gemini {
 namespace {
 
 using Shape = std::array<int64_t, 4>;
-using Index4 = std::array<int64_t, 4>;
 
 // A dense NCHW tensor of int8 values widened to int16, so that kPoison fits
 // beside every real value.
@@ -73,6 +76,25 @@ Tensor RandomTensor(Shape shape, uint64_t seed, const std::string& name) {
 }
 
 bool Modelled(Op op) { return op != Op::kOther; }
+
+// The byte a weight tensor holds at `offset` in the byte-addressed L2: a
+// pattern of its transfer id, so that any overwrite changes some byte.
+uint8_t WeightByte(int64_t key, int64_t offset) {
+  const auto mixed = static_cast<uint32_t>(offset) * 0x9e3779b1u + static_cast<uint32_t>(key) * 0x85ebca6bu;
+  return static_cast<uint8_t>(mixed >> 24);
+}
+
+int64_t WeightKey(const BufferEntry& entry) { return entry.transfer_ids.empty() ? entry.tensor_id : entry.transfer_ids.front(); }
+
+Index4 LocalIndex(size_t i, const Shape& shape) {
+  auto rest = static_cast<int64_t>(i);
+  Index4 local;
+  for (int d = 3; d >= 0; --d) {
+    local[d] = rest % shape[d];
+    rest /= shape[d];
+  }
+  return local;
+}
 
 // Reads operand `j` at an absolute input position; kPoison when the piece is
 // not available to the computation.
@@ -186,7 +208,40 @@ class Executor {
   // and where that frame's origin lies in the producer's absolute coordinates.
   Tensor Assemble(const BufferEntry& entry, Index4* origin) const;
   Tensor DramOutData(const DramOut& out) const;
-  void RunWorkload(const Core& core, const Workload& w);
+  void RunWorkload(size_t c, const Workload& w);
+  void Compare(const Core& core, const Workload& w, const Tensor& out);
+
+  // The byte-addressed L2 (options_.l2_addressed).
+  struct Placed {
+    L2Placement place;
+    const BufferEntry* entry;
+  };
+  // Where a transfer's data lands: a tensor on a core, at a box of its frame.
+  struct Target {
+    size_t core;
+    int64_t tensor_id;
+    Range block;
+  };
+  // A target resolved to its live placement while the producer runs.
+  struct Sink {
+    L2Memory* memory;
+    const L2Placement* place;
+    Range block;
+    size_t core;
+  };
+  bool AllocateL2();
+  // Makes `w`'s snapshot the live set of core `c` and fills the tensors it
+  // marks newly_added (I-B5), each at its address.
+  void EnterSnapshot(size_t c, const Workload& w);
+  void FillSource(size_t c, const BufferEntry& entry, const L2Placement& place, const Source& s);
+  // Where the frame of a buffer tensor starts in its producer's absolute
+  // coordinates, from its first resolvable source.
+  std::optional<Index4> EntryOrigin(const BufferEntry& entry) const;
+  std::vector<Sink> Sinks(const Workload& w);
+  // The workload's weight bytes must be as they were filled.
+  void CheckWeight(size_t c, const Workload& w);
+  // Stores whose start_send is set leave for DRAM from their L2 bytes.
+  void SendStores(size_t c, const Workload& w);
 
   const Ir& ir_;
   const Frontend& frontend_;
@@ -198,6 +253,25 @@ class Executor {
   std::unordered_map<int64_t, Tensor> ofmaps_;  // transfer id -> workload output, local frame
   std::map<std::string, Tensor> dram_;          // layer -> its stores at absolute coordinates
   Execution result_;
+  std::vector<L2Memory> l2_;                                   // per core
+  std::vector<std::unordered_map<int64_t, Placed>> live_;      // per core: tensor_id -> its placement now
+  std::unordered_map<int64_t, std::vector<Target>> targets_;   // transfer id -> where its data is awaited
+  // A store entry: its producer's origin and the DRAM `in` ids it carries (I-T2).
+  struct Store {
+    Index4 origin;
+    std::vector<int64_t> transfers;
+  };
+  // A DRAM reload waiting for the stores it reads (I-T11).
+  struct Reload {
+    size_t core;
+    int64_t tensor_id;
+    Source source;
+  };
+  bool Stored(const DramOut& out) const;
+  void FillReloads();
+  std::vector<std::unordered_map<int64_t, Store>> stores_;   // per core: store tensor_id -> its producer
+  std::unordered_set<int64_t> stored_;                       // DRAM `in` ids sent from L2
+  std::vector<Reload> reloads_;
 };
 
 void Executor::RunUntiled() {
@@ -304,7 +378,189 @@ Tensor Executor::Assemble(const BufferEntry& entry, Index4* origin) const {
   return t;
 }
 
-void Executor::RunWorkload(const Core& core, const Workload& w) {
+std::optional<Index4> Executor::EntryOrigin(const BufferEntry& entry) const {
+  for (const Source& s : entry.sources) {
+    Index4 abs_lo;
+    if (s.type == SourceType::kCore) {
+      const auto producer = index_.OfmapProducer(s.transfer_id);
+      if (!producer) continue;
+      for (int d = 0; d < 4; ++d) abs_lo[d] = index_.At(*producer).range.lo[d];
+    } else if (const auto out = index_.DramOut(s.transfer_id)) {
+      for (int d = 0; d < 4; ++d) abs_lo[d] = ir_.dram_out[*out].range.lo[d];
+    } else {
+      continue;
+    }
+    Index4 origin;
+    for (int d = 0; d < 4; ++d) origin[d] = abs_lo[d] - s.range.lo[d];
+    return origin;
+  }
+  return std::nullopt;
+}
+
+bool Executor::AllocateL2() {
+  const auto total = CheckedMul(ir_.cores.size(), static_cast<uint64_t>(std::max<int64_t>(ir_.buffersize, 0)));
+  if (!total || *total > options_.max_l2_bytes) {
+    result_.limit = Str("the byte-addressed L2 needs ", ir_.cores.size(), " cores x ", ir_.buffersize,
+                        " bytes, more than the limit of ", options_.max_l2_bytes, " bytes");
+    return false;
+  }
+  for (size_t c = 0; c < ir_.cores.size(); ++c) l2_.emplace_back(std::max<int64_t>(ir_.buffersize, 0));
+  live_.resize(ir_.cores.size());
+  stores_.resize(ir_.cores.size());
+  return true;
+}
+
+// Copies `piece` (a producer's data, from its origin) into `block` of a tensor.
+void CopyInto(L2Memory& memory, const L2Placement& place, const Tensor& piece, const Range& block) {
+  for (size_t i = 0; i < piece.data.size(); ++i) {
+    const Index4 from = LocalIndex(i, piece.shape);
+    Index4 to;
+    bool inside = true;
+    for (int d = 0; d < 4; ++d) {
+      to[d] = block.lo[d] + from[d];
+      inside = inside && to[d] <= block.hi[d];
+    }
+    if (inside) memory.Store(place, to, piece.data[i]);
+  }
+}
+
+void Executor::FillSource(size_t c, const BufferEntry& entry, const L2Placement& place, const Source& s) {
+  if (s.type == SourceType::kCore) {
+    const auto it = ofmaps_.find(s.transfer_id);
+    if (it == ofmaps_.end()) {
+      // Not produced yet: the producer writes it here, tile by tile.
+      targets_[s.transfer_id].push_back({c, entry.tensor_id, s.range});
+      return;
+    }
+    CopyInto(l2_[c], place, it->second, s.range);
+  } else if (const auto out = index_.DramOut(s.transfer_id)) {
+    // A reload of data not stored yet arrives once the stores are sent.
+    if (!Stored(ir_.dram_out[*out])) {
+      reloads_.push_back({c, entry.tensor_id, s});
+      return;
+    }
+    CopyInto(l2_[c], place, DramOutData(ir_.dram_out[*out]), s.range);
+  }
+}
+
+bool Executor::Stored(const DramOut& out) const {
+  return std::all_of(out.related_ifmap.begin(), out.related_ifmap.end(), [&](int64_t id) { return stored_.count(id) != 0; });
+}
+
+void Executor::FillReloads() {
+  std::vector<Reload> waiting;
+  for (const Reload& r : reloads_) {
+    const auto out = index_.DramOut(r.source.transfer_id);
+    if (!out || !Stored(ir_.dram_out[*out])) {
+      waiting.push_back(r);
+      continue;
+    }
+    const auto placed = live_[r.core].find(r.tensor_id);
+    if (placed != live_[r.core].end()) CopyInto(l2_[r.core], placed->second.place, DramOutData(ir_.dram_out[*out]), r.source.range);
+  }
+  reloads_ = std::move(waiting);
+}
+
+void Executor::EnterSnapshot(size_t c, const Workload& w) {
+  std::unordered_map<int64_t, Placed> next;
+  std::vector<Placed> fresh;
+  for (const BufferEntry& entry : w.buffer) {
+    const auto place = entry.type == EntryType::kWeight ? L2Placement::Block(entry, w, ir_.buffersize)
+                                                        : L2Placement::Fmap(entry, w, ir_.buffersize);
+    if (!place) continue;
+    // ofmap-type entries carry no newly_added: they are new when first seen.
+    if (entry.newly_added.value_or(live_[c].count(entry.tensor_id) == 0)) fresh.push_back({*place, &entry});
+    next.insert_or_assign(entry.tensor_id, Placed{*place, &entry});
+  }
+  live_[c] = std::move(next);
+  for (const auto& [place, entry] : fresh) {
+    l2_[c].Clear(place);
+    switch (entry->type) {
+      case EntryType::kWeight:
+        for (int64_t i = 0; i < place.size(); ++i) l2_[c].SetByte(place.ByteAddress(i), WeightByte(WeightKey(*entry), i));
+        break;
+      case EntryType::kOfmap:
+        // The store of this workload's output (I-B10), in the workload's frame.
+        if (entry->layer != w.layer) break;
+        stores_[c][entry->tensor_id].origin = {w.range.lo[0], w.range.lo[1], w.range.lo[2], w.range.lo[3]};
+        for (const Ofmap& o : w.ofmaps) {
+          targets_[o.transfer_id].push_back({c, entry->tensor_id, entry->range});
+          stores_[c][entry->tensor_id].transfers.push_back(o.transfer_id);
+        }
+        break;
+      case EntryType::kIfmap:
+        for (const Source& s : entry->sources) FillSource(c, *entry, place, s);
+        break;
+    }
+  }
+}
+
+void Executor::CheckWeight(size_t c, const Workload& w) {
+  if (!w.weight || result_.first_mismatch) return;
+  for (const auto& [tensor_id, placed] : live_[c]) {
+    const BufferEntry& entry = *placed.entry;
+    if (entry.type != EntryType::kWeight ||
+        std::none_of(entry.transfer_ids.begin(), entry.transfer_ids.end(), [&](int64_t id) {
+          return std::find(w.weight->transfer_ids.begin(), w.weight->transfer_ids.end(), id) != w.weight->transfer_ids.end();
+        })) {
+      continue;
+    }
+    for (int64_t i = 0; i < placed.place.size(); ++i) {
+      const int64_t address = placed.place.ByteAddress(i);
+      const int16_t actual = l2_[c].Byte(address);
+      const uint8_t expected = WeightByte(WeightKey(entry), i);
+      if (actual == expected) continue;
+      Mismatch m{ir_.cores[c].id, w.id, -1, ir_.LayerName(w.layer), {0, 0, 0, i}, expected,
+                 actual < 0 ? kPoison : actual, address, true};
+      result_.first_mismatch = m;
+      return;
+    }
+  }
+}
+
+std::vector<Executor::Sink> Executor::Sinks(const Workload& w) {
+  std::vector<Sink> sinks;
+  for (const Ofmap& o : w.ofmaps) {
+    const auto it = targets_.find(o.transfer_id);
+    if (it == targets_.end()) continue;
+    for (const Target& t : it->second) {
+      const auto placed = live_[t.core].find(t.tensor_id);
+      if (placed != live_[t.core].end()) sinks.push_back({&l2_[t.core], &placed->second.place, t.block, t.core});
+    }
+  }
+  return sinks;
+}
+
+void Executor::SendStores(size_t c, const Workload& w) {
+  for (const BufferEntry& entry : w.buffer) {
+    if (entry.type != EntryType::kOfmap || !entry.start_send.value_or(false)) continue;
+    const auto placed = live_[c].find(entry.tensor_id);
+    const auto origin = stores_[c].find(entry.tensor_id);
+    const FrontendLayer* layer = frontend_.Find(ir_.LayerName(entry.layer));
+    if (placed == live_[c].end() || origin == stores_[c].end() || layer == nullptr) continue;
+    auto it = dram_.find(layer->name);
+    if (it == dram_.end()) it = dram_.emplace(layer->name, Tensor(layer->output_shape, kPoison)).first;
+    Shape shape;
+    for (int d = 0; d < 4; ++d) shape[d] = int64_t{entry.range.hi[d]} + 1;
+    const size_t volume = static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3]);
+    for (size_t i = 0; i < volume; ++i) {
+      const Index4 local = LocalIndex(i, shape);
+      Index4 abs;
+      for (int d = 0; d < 4; ++d) abs[d] = origin->second.origin[d] + local[d];
+      if (it->second.Inside(abs)) it->second.Set(abs, l2_[c].Load(placed->second.place, local));
+    }
+    stored_.insert(origin->second.transfers.begin(), origin->second.transfers.end());
+  }
+  FillReloads();
+}
+
+void Executor::RunWorkload(size_t c, const Workload& w) {
+  const Core& core = ir_.cores[c];
+  const bool l2 = options_.l2_addressed;
+  if (l2) {
+    EnterSnapshot(c, w);
+    CheckWeight(c, w);
+  }
   const std::string& name = ir_.LayerName(w.layer);
   const FrontendLayer* layer = frontend_.Find(name);
   Shape shape;
@@ -314,13 +570,17 @@ void Executor::RunWorkload(const Core& core, const Workload& w) {
     if (std::find(result_.skipped_layers.begin(), result_.skipped_layers.end(), name) == result_.skipped_layers.end()) {
       result_.skipped_layers.push_back(name);
     }
-    for (const Ofmap& o : w.ofmaps) ofmaps_[o.transfer_id] = out;
+    for (const Ofmap& o : w.ofmaps) {
+      ofmaps_[o.transfer_id] = out;
+      targets_.erase(o.transfer_id);
+    }
     return;
   }
   // Operand j: the ifmap whose tensor the j-th previous layer fills.
   const auto operands = Operands(*layer, frontend_);
   struct View {
-    Tensor data;
+    Tensor data;                           // value level
+    const L2Placement* place = nullptr;    // byte-addressed L2
     Index4 origin{};
     Range window;
     bool present = false;
@@ -338,12 +598,22 @@ void Executor::RunWorkload(const Core& core, const Workload& w) {
       if (j == operands.size()) j = 0;
       if (views[j].present) ++j;  // the same layer feeding both operands
       if (j >= views.size()) break;
-      views[j].data = Assemble(entry, &views[j].origin);
+      if (l2) {
+        const auto placed = live_[c].find(entry.tensor_id);
+        const auto origin = EntryOrigin(entry);
+        if (placed != live_[c].end() && origin) {
+          views[j].place = &placed->second.place;
+          views[j].origin = *origin;
+        }
+      } else {
+        views[j].data = Assemble(entry, &views[j].origin);
+      }
       views[j].window = f.range;
-      views[j].present = true;
+      views[j].present = !l2 || views[j].place != nullptr;
       break;
     }
   }
+  const std::vector<Sink> sinks = l2 ? Sinks(w) : std::vector<Sink>{};
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const Tile& tile = w.tiles[t];
     const Reader read = [&](int j, const Index4& at) -> int16_t {
@@ -354,62 +624,91 @@ void Executor::RunWorkload(const Core& core, const Workload& w) {
       if (!Contains(declared, point)) return kPoison;
       const View& view = views[std::min<size_t>(static_cast<size_t>(j), views.size() - 1)];
       if (!view.present) return kPoison;
+      Index4 rel;
       Range local;
-      for (int d = 0; d < 4; ++d) local.lo[d] = local.hi[d] = at[d] - view.origin[d];
-      if (!Contains(view.window, local) || !view.data.Inside(local.lo)) return kPoison;
-      return view.data.At(local.lo);
+      for (int d = 0; d < 4; ++d) {
+        rel[d] = at[d] - view.origin[d];
+        local.lo[d] = local.hi[d] = rel[d];
+      }
+      if (!Contains(view.window, local)) return kPoison;
+      if (view.place != nullptr) return l2_[c].Load(*view.place, rel);
+      return view.data.Inside(rel) ? view.data.At(rel) : kPoison;
     };
     ComputeBox(*layer, Params(*layer), tile.ofmap, read, [&](const Index4& i, int16_t v) {
       const Index4 local{i[0] - w.range.lo[0], i[1] - w.range.lo[1], i[2] - w.range.lo[2], i[3] - w.range.lo[3]};
-      if (out.Inside(local)) out.Set(local, v);
+      if (!out.Inside(local)) return;
+      out.Set(local, v);
+      // The tile's output goes straight to every tensor awaiting it.
+      for (const Sink& sink : sinks) {
+        Index4 to;
+        bool inside = true;
+        for (int d = 0; d < 4; ++d) {
+          to[d] = sink.block.lo[d] + local[d];
+          inside = inside && to[d] <= sink.block.hi[d];
+        }
+        if (inside) sink.memory->Store(*sink.place, to, v);
+      }
     });
   }
-  // Compare with the untiled run.
-  const auto reference = untiled_.find(name);
-  ++result_.workloads;
-  if (reference != untiled_.end() && !result_.first_mismatch) {
-    for (size_t i = 0; i < out.data.size(); ++i) {
-      ++result_.elements;
-      int64_t rest = static_cast<int64_t>(i);
-      Index4 local;
-      for (int d = 3; d >= 0; --d) {
-        local[d] = rest % shape[d];
-        rest /= shape[d];
-      }
-      const Index4 abs{local[0] + w.range.lo[0], local[1] + w.range.lo[1], local[2] + w.range.lo[2], local[3] + w.range.lo[3]};
-      const int16_t expected = reference->second.Inside(abs) ? reference->second.At(abs) : kPoison;
-      if (out.data[i] == expected) continue;
-      Mismatch m{core.id, w.id, -1, name, abs, expected, out.data[i]};
-      Range point;
-      point.lo = abs;
-      point.hi = abs;
-      for (size_t t = 0; t < w.tiles.size(); ++t) {
-        if (Contains(w.tiles[t].ofmap, point)) m.tile = static_cast<int64_t>(t);
-      }
-      result_.first_mismatch = m;
+  Compare(core, w, out);
+  if (result_.first_mismatch && !result_.first_mismatch->weight && result_.first_mismatch->workload_id == w.id &&
+      result_.first_mismatch->core_id == core.id && !result_.first_mismatch->l2_address) {
+    // Where the element lies in this core's L2, when the workload keeps it there.
+    Mismatch& m = *result_.first_mismatch;
+    for (const Sink& sink : sinks) {
+      if (sink.core != c) continue;
+      Index4 to;
+      for (int d = 0; d < 4; ++d) to[d] = sink.block.lo[d] + m.at[d] - w.range.lo[d];
+      if (!sink.place->Inside(to)) continue;
+      m.l2_address = sink.place->ElementAddress(to);
       break;
     }
   }
   for (const Ofmap& o : w.ofmaps) {
     ofmaps_[o.transfer_id] = out;
+    targets_.erase(o.transfer_id);
     const bool to_dram = std::any_of(o.destinations.begin(), o.destinations.end(),
                                      [](const Destination& d) { return d.type == DestinationType::kDram; });
-    if (!to_dram) continue;
+    if (!to_dram || l2) continue;
     auto it = dram_.find(name);
     if (it == dram_.end()) it = dram_.emplace(name, Tensor(layer->output_shape, kPoison)).first;
     for (size_t i = 0; i < out.data.size(); ++i) {
-      int64_t rest = static_cast<int64_t>(i);
+      const Index4 local = LocalIndex(i, shape);
       Index4 abs;
-      for (int d = 3; d >= 0; --d) {
-        abs[d] = rest % shape[d] + w.range.lo[d];
-        rest /= shape[d];
-      }
+      for (int d = 0; d < 4; ++d) abs[d] = local[d] + w.range.lo[d];
       if (it->second.Inside(abs)) it->second.Set(abs, out.data[i]);
     }
+  }
+  if (l2) SendStores(c, w);
+}
+
+// Compares a workload's output with the untiled run; the first differing
+// element becomes the mismatch.
+void Executor::Compare(const Core& core, const Workload& w, const Tensor& out) {
+  const std::string& name = ir_.LayerName(w.layer);
+  const auto reference = untiled_.find(name);
+  ++result_.workloads;
+  if (reference == untiled_.end() || result_.first_mismatch) return;
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    ++result_.elements;
+    const Index4 local = LocalIndex(i, out.shape);
+    const Index4 abs{local[0] + w.range.lo[0], local[1] + w.range.lo[1], local[2] + w.range.lo[2], local[3] + w.range.lo[3]};
+    const int16_t expected = reference->second.Inside(abs) ? reference->second.At(abs) : kPoison;
+    if (out.data[i] == expected) continue;
+    Mismatch m{core.id, w.id, -1, name, abs, expected, out.data[i], std::nullopt, false};
+    Range point;
+    point.lo = abs;
+    point.hi = abs;
+    for (size_t t = 0; t < w.tiles.size(); ++t) {
+      if (Contains(w.tiles[t].ofmap, point)) m.tile = static_cast<int64_t>(t);
+    }
+    result_.first_mismatch = m;
+    return;
   }
 }
 
 Execution Executor::Run() {
+  if (options_.l2_addressed && !AllocateL2()) return result_;
   RunUntiled();
   // Workloads in an order that respects every dependency: the wait-for
   // graph's topological order, by repeatedly taking runnable core heads.
@@ -427,7 +726,7 @@ Execution Executor::Run() {
           }
         }
         if (!ready) break;
-        RunWorkload(ir_.cores[c], w);
+        RunWorkload(c, w);
         ++pc[c];
         progress = true;
       }

@@ -17,6 +17,11 @@ namespace accelcheck::gemini {
 
 struct ExecuteOptions {
   uint64_t seed = 1;
+  // Keep every L2 tensor at its address in a byte array per core (l2.h),
+  // so that overlapping live tensors corrupt each other.
+  bool l2_addressed = false;
+  // The most L2 bytes (cores x buffersize) the byte-addressed model holds.
+  uint64_t max_l2_bytes = uint64_t{1} << 28;
 };
 
 struct Mismatch {
@@ -27,6 +32,11 @@ struct Mismatch {
   std::array<int64_t, 4> at{};  // absolute NCHW in the layer's output
   int32_t expected = 0;
   int32_t actual = 0;  // kPoison when the tile read an undeclared piece
+  // With l2_addressed: where the element lies in its core's L2, when it does.
+  std::optional<int64_t> l2_address;
+  // With l2_addressed: the workload's weight bytes changed while live; `at`
+  // is then [0, 0, 0, byte offset in the weight] and the values are bytes.
+  bool weight = false;
 };
 
 struct Execution {
@@ -35,6 +45,8 @@ struct Execution {
   std::optional<Mismatch> first_mismatch;
   // Layers the executor does not model (their workloads are not compared).
   std::vector<std::string> skipped_layers;
+  // Set when the byte-addressed L2 would exceed max_l2_bytes; nothing ran.
+  std::optional<std::string> limit;
 };
 
 constexpr int32_t kPoison = INT16_MIN;

@@ -1,5 +1,5 @@
-// accelcheck run IR.json --frontend F.json [--seed S]: the functional
-// executor of spec/gemini.md §6.2 on a valid Gemini IR.
+// accelcheck run IR.json --frontend F.json [--seed S] [--l2-addressed]: the
+// functional executor of spec/gemini.md §6.2 on a valid Gemini IR.
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -20,15 +20,21 @@ CommandSpec RunGeminiSpec() {
   std::vector<Flag> flags = {
       {"frontend", true, "FILE", "the frontend IR (required): operations, shapes, kernels"},
       {"seed", true, "S", "seed of the inputs and weights (default 1)"},
+      {"l2-addressed", false, "", "keep every L2 tensor at its address in a byte array per core"},
+      {"max-l2-bytes", true, "N", "most L2 bytes (cores x buffersize) --l2-addressed holds (default 268435456)"},
       {"help", false, "", "print this help"},
   };
   for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
   return {"run",
-          "usage: accelcheck run IR.json --frontend F.json [--seed S]\n"
+          "usage: accelcheck run IR.json --frontend F.json [--seed S] [--l2-addressed [--max-l2-bytes N]]\n"
           "Computes every tile of a Gemini schedule only from the pieces the IR declares (a missing\n"
           "piece reads a poison value) and compares each workload's output with the untiled network\n"
           "on the same seeded inputs and weights. Exit 0 when they agree bit for bit, 1 on the first\n"
-          "differing element (reported with its workload and tile) or when the IR does not validate.\n",
+          "differing element (reported with its workload and tile) or when the IR does not validate.\n"
+          "With --l2-addressed each core's L2 is a byte array and every tensor of a snapshot lives at\n"
+          "its address (wrapping in its ring region), filled when its snapshot marks it newly_added, so\n"
+          "that live tensors whose bytes overlap corrupt each other; the mismatch then names the element's\n"
+          "L2 address. Exit 3 when the byte array would exceed --max-l2-bytes.\n",
           std::move(flags)};
 }
 
@@ -50,6 +56,12 @@ int RunGemini(const Args& args) {
     if (!value) return UsageError(spec, error);
     options.seed = *value;
   }
+  options.l2_addressed = parsed->Has("l2-addressed");
+  if (const auto max = parsed->Get("max-l2-bytes")) {
+    const auto value = ParseCount(*max, &error);
+    if (!value) return UsageError(spec, error);
+    options.max_l2_bytes = *value;
+  }
   const std::string path = parsed->positional[0];
   DiagnosticSink sink(Profile{}, path);
   const auto loaded = gemini::LoadValidIr(path, *parsed->Get("frontend"), limits, sink);
@@ -59,11 +71,16 @@ int RunGemini(const Args& args) {
     return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
   }
   const gemini::Execution run = gemini::Execute(loaded->ir, *loaded->frontend, options);
+  if (run.limit) {
+    std::cerr << "accelcheck run: " << path << ": " << *run.limit << " (--max-l2-bytes)\n";
+    return static_cast<int>(ExitCode::kFailure);
+  }
   nlohmann::json out = {{"workloads", run.workloads},
                         {"elements_compared", run.elements},
                         {"skipped_layers", run.skipped_layers},
                         {"seed", options.seed},
                         {"tiled_equals_untiled", !run.first_mismatch.has_value()}};
+  if (options.l2_addressed) out["l2_addressed"] = true;
   if (run.first_mismatch) {
     const gemini::Mismatch& m = *run.first_mismatch;
     out["first_mismatch"] = {{"core_id", m.core_id},
@@ -73,6 +90,8 @@ int RunGemini(const Args& args) {
                              {"at", m.at},
                              {"expected", m.expected},
                              {"actual", m.actual == gemini::kPoison ? nlohmann::json("poison") : nlohmann::json(m.actual)}};
+    if (m.l2_address) out["first_mismatch"]["l2_address"] = *m.l2_address;
+    if (m.weight) out["first_mismatch"]["weight"] = true;
   }
   std::cout << out.dump(2) << "\n";
   return static_cast<int>(run.first_mismatch ? ExitCode::kErrors : ExitCode::kConforms);
