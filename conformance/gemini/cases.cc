@@ -26,6 +26,46 @@ GenerateOptions BaseOptions() {
 
 json& W(json& ir, const char* core, int i) { return ir[core][i]; }
 
+// Renames workload `from` of `core` to `to`, in its list and wherever a
+// destination or DRAM in entry names it.
+void RenumberWorkload(json& ir, int core, int from, int to) {
+  const auto visit = [&](auto& self, json& v) -> void {
+    if (v.is_object()) {
+      if (v.contains("core_id") && v.contains("workload_id") && v["core_id"] == core && v["workload_id"] == from) {
+        v["workload_id"] = to;
+      }
+      for (auto& [key, child] : v.items()) self(self, child);
+    } else if (v.is_array()) {
+      for (json& child : v) self(self, child);
+    }
+  };
+  for (json& w : ir[std::to_string(core)]) {
+    if (w["workload_id"] == from) w["workload_id"] = to;
+  }
+  visit(visit, ir["-1"]);
+  for (auto& [key, value] : ir.items()) {
+    if (value.is_array()) visit(visit, value);
+  }
+}
+
+// Core 0's first workload also reads the output of core 1's last one (rows
+// 4..7 of conv_1, transfer 7), from a tensor of its own snapshot: core 0
+// then waits for core 1 at its start.
+void ReadCore1OutputFirst(json& ir) {
+  const json extent = json::array({0, 7, 3, 3});
+  json& reader = W(ir, "0", 0);
+  reader["ifmap"].push_back({{"align", 8}, {"bitwidth", 8}, {"lower", {0, 0, 0, 0}}, {"upper", extent}, {"size", 128},
+                             {"transfer_id", {7}}});
+  reader["buffer"].push_back({{"address", 4096}, {"align", 8}, {"bitwidth", 8}, {"cur_wl_ifmap", true},
+                              {"lower", {0, 0, 0, 0}}, {"upper", extent}, {"newly_added", true}, {"size", 128},
+                              {"source", json::array({{{"core_id", 1}, {"layer_name", "conv_1"}, {"lower", {0, 0, 0, 0}},
+                                                       {"upper", extent}, {"size", 128}, {"transfer_id", 7},
+                                                       {"type", "core"}}})},
+                              {"tensor_id", 9}, {"tensor_order", W(ir, "0", 1)["buffer"][1]["tensor_order"]},
+                              {"transfer_id", {7}}, {"type", "ifmap"}});
+  W(ir, "1", 1)["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+}
+
 std::string ExpectationOf(const Rule& rule) {
   switch (rule.category) {
     case Category::kMalformed: return "malformed";
@@ -85,6 +125,8 @@ const std::vector<CaseMutation>& CaseMutations() {
       {&kFrontendLayer, "/0/0/layer_name", true, [](json& ir) { W(ir, "0", 0)["layer_name"] = "conv_9"; }, nullptr, {}},
       {&kFrontendLayerType, "/0/0/layer_type", true, [](json& ir) { W(ir, "0", 0)["layer_type"] = "vp"; }, nullptr,
        {&kWorkloadWeight}},
+      {&kTopBatchCut, "/top_batch_cut", false, [](json& ir) { ir["top_batch_cut"] = 2; }, nullptr, {}},
+      {&kWorkloadContiguous, "/1", false, [](json& ir) { RenumberWorkload(ir, 1, 1, 2); }, nullptr, {}},
       {&kWorkloadOrder, "/0/1/workload_id", false, [](json& ir) { W(ir, "0", 1)["workload_id"] = 0; }, nullptr, {}},
       {&kTileKeys, "/0/0/tile_info", false,
        [](json& ir) {
@@ -94,17 +136,29 @@ const std::vector<CaseMutation>& CaseMutations() {
        },
        nullptr, {}},
       {&kTilePartition, "/0/0/tile_info/tile_num_1", false,
-       [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_1"]["ofmap_lower"][2] = 0; }, nullptr, {}},
+       [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_1"]["ofmap_lower"][2] = 0; }, nullptr, {&kTileWindow}},
       {&kTileReceptiveField, "/0/0/tile_info/tile_num_1", true,
        [](json& ir) {
          json& lower = W(ir, "0", 0)["tile_info"]["tile_num_1"]["ifmap_lower"];
          lower[2] = lower[2].get<int64_t>() + 1;
        },
        nullptr, {}},
+      // Without the frontend: the second tile's window starts a row late.
+      {&kTileWindow, "/0/0/tile_info/tile_num_1", false,
+       [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_1"]["ifmap_lower"][2] = 2; }, nullptr, {}},
       {&kTilePadding, "/0/0/tile_info/tile_num_0", true,
        [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_0"]["tile_padding_tblr"][0] = 0; }, nullptr, {}},
       {&kTileMiniTile, "/0/0/tile_info/tile_num_0", false,
        [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_0"]["loop_order"] = "KNHH"; }, nullptr, {}},
+      // Core 1's conv_1 reaches row 8 of an 8-row output; its last tile and
+      // that tile's padding follow, so the tiles stay consistent.
+      {&kWorkloadShape, "/1/1/workload", true,
+       [](json& ir) {
+         W(ir, "1", 1)["workload"][1][2] = 8;
+         W(ir, "1", 1)["tile_info"]["tile_num_1"]["ofmap_upper"][2] = 8;
+         W(ir, "1", 1)["tile_info"]["tile_num_1"]["tile_padding_tblr"][1] = 2;
+       },
+       nullptr, {}},
       {&kWorkloadTime, "/0/0/time", false, [](json& ir) { W(ir, "0", 0)["time"] = -1; }, nullptr, {}},
       {&kSizeLayout, "/0/0/ifmap/0", false, [](json& ir) { W(ir, "0", 0)["ifmap"][0]["align"] = 4; }, nullptr, {}},
       {&kSizeFmap, "/0/0/ifmap/0/size", false,
@@ -119,6 +173,34 @@ const std::vector<CaseMutation>& CaseMutations() {
       {&kTransferDramIn, "/-1/in/0", false, [](json& ir) { ir["-1"]["in"][0]["upper"][3] = 2; }, nullptr, {}},
       {&kTransferRelated, "/-1/in/0/related_ofmap", false,
        [](json& ir) { ir["-1"]["in"][0]["related_ofmap"] = json::array({ir["-1"]["out"][0]["transfer_id"]}); }, nullptr, {}},
+      // Core 0's input reload depends on core 0's own output store: rows 0..3
+      // of 0..4, and read before the store.
+      {&kTransferCoverage, "/-1/out/2", false,
+       [](json& ir) {
+         ir["-1"]["out"][2]["related_ifmap"] = {6};
+         ir["-1"]["in"][0]["related_ofmap"] = {2};
+       },
+       nullptr, {&kTransferDramOrder}},
+      // Core 1's input reload depends on both stores (covered exactly), the
+      // one of core 1 being written after core 1 reads the reload.
+      {&kTransferDramOrder, "/-1/out/3", false,
+       [](json& ir) {
+         ir["-1"]["out"][3]["related_ifmap"] = {6, 7};
+         ir["-1"]["in"][0]["related_ofmap"] = {3};
+         ir["-1"]["in"][1]["related_ofmap"] = {3};
+       },
+       nullptr, {}},
+      // Core 0's conv_1 reads only core 0's rows of the merged tensor.
+      {&kTransferUnreadDestination, "/1/0/ofmap/0/destination/0", false,
+       [](json& ir) { W(ir, "0", 1)["ifmap"][0]["transfer_id"] = {4}; }, nullptr, {}},
+      // Core 0's conv_1 output is also sent back to conv_0, through the input
+      // tensor of its snapshot.
+      {&kTransferCausality, "/0/1/ofmap/0/destination/1", false,
+       [](json& ir) {
+         W(ir, "0", 1)["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+         W(ir, "0", 0)["buffer"][1]["transfer_id"].push_back(6);
+       },
+       nullptr, {&kTransferUnreadDestination, &kBufferSources}},
       {&kTransferProduced, "/0/1/ifmap/0/transfer_id", false,
        [](json& ir) { W(ir, "0", 1)["ifmap"][0]["transfer_id"][0] = 99999; }, nullptr, {&kTransferUnreadDestination}},
       {&kTransferDestination, "/-1/out/0/destination/0", false,
@@ -145,6 +227,21 @@ const std::vector<CaseMutation>& CaseMutations() {
       {&kBufferOverlap, "/0/0/buffer/1", false,
        [](json& ir) { W(ir, "0", 0)["buffer"][1]["address"] = W(ir, "0", 0)["buffer"][1]["address"].get<int64_t>() - 8; },
        nullptr, {}},
+      // Core 0's store entry ends 64 bytes past the ring end; the weight
+      // moves up to leave the wrapped bytes free.
+      {&kBufferWrap, "/0/1/buffer/2", false,
+       [](json& ir) {
+         W(ir, "0", 1)["buffer"][0]["address"] = 1088;
+         W(ir, "0", 1)["buffer"][2]["address"] = ir["buffersize"].get<int64_t>() - 64;
+       },
+       nullptr, {}},
+      // A ring ending just past the last tensor's start: every tensor starts
+      // inside it, but together they do not fit.
+      {&kBufferCapacity, "/0/1/buffer", false,
+       [](json& ir) {
+         W(ir, "0", 1)["ring_buffer_info"][0][1] = W(ir, "0", 1)["buffer"][2]["address"].get<int64_t>() + 8;
+       },
+       nullptr, {}},
       {&kBufferTensorId, "/0/1/buffer/1/tensor_id", false,
        [](json& ir) { W(ir, "0", 1)["buffer"][1]["tensor_id"] = W(ir, "0", 1)["buffer"][0]["tensor_id"]; }, nullptr, {}},
       {&kBufferNewlyAdded, "/0/0/buffer/0/newly_added", false,
@@ -156,6 +253,10 @@ const std::vector<CaseMutation>& CaseMutations() {
        {}},
       {&kBufferLiveness, "/0/0/weight", false, [](json& ir) { W(ir, "0", 0)["wl0_buffer"][0]["source"] = "DDR"; }, nullptr,
        {}},
+      // Transfer 4 is listed in conv_0's input tensor, then in conv_1's merged
+      // one: the data would move between tensors with no transfer.
+      {&kBufferForwardLifetime, "/0/1/buffer", false,
+       [](json& ir) { W(ir, "0", 0)["buffer"][1]["transfer_id"].push_back(4); }, nullptr, {&kBufferSources}},
       {&kBufferTensorOrder, "/0/1/buffer/2/tensor_order", false,
        [](json& ir) { W(ir, "0", 1)["buffer"][2]["tensor_order"] = W(ir, "0", 0)["buffer"][0]["tensor_order"]; }, nullptr,
        {}},
@@ -163,6 +264,22 @@ const std::vector<CaseMutation>& CaseMutations() {
        [](json& ir) { W(ir, "0", 1)["buffer"][2]["layer_name"] = "conv_0"; }, nullptr, {}},
       {&kWl0Overlap, "/0/0/wl0_buffer/1", false,
        [](json& ir) { W(ir, "0", 0)["wl0_buffer"].push_back(W(ir, "0", 0)["wl0_buffer"][0]); }, nullptr, {}},
+      {&kWl0Capacity, "/0/0/wl0_buffer/0/size", false, [](json& ir) { W(ir, "0", 0)["wl0_buffer"][0]["size"] = 840; },
+       nullptr, {}},
+      // Core 0 starts by reading core 1's last output, which needs core 0's.
+      {&kScheduleDeadlock, "", false, ReadCore1OutputFirst, nullptr, {}},
+      // The same, but core 1's conv_1 no longer reads core 0's conv_0: no
+      // data cycle, yet core 1 can only send once core 0's conv_0 has freed
+      // the space of conv_1's merged tensor (I-D2), and core 0's conv_0
+      // waits for that send.
+      {&kScheduleSpaceDeadlock, "", false,
+       [](json& ir) {
+         ReadCore1OutputFirst(ir);
+         W(ir, "1", 1)["ifmap"][0]["transfer_id"] = {5};
+         json& destinations = W(ir, "0", 0)["ofmap"][0]["destination"];
+         destinations.erase(destinations.size() - 1);
+       },
+       nullptr, {}},
   };
   return kMutations;
 }

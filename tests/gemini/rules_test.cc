@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "conformance/gemini/cases.h"
 #include "tests/gemini/fixture.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/gemini/decode.h"
@@ -50,6 +51,18 @@ TEST(GeminiRules, TheExampleConforms) {
   }
 }
 
+// Every rule of the table has a negative case in the conformance suite
+// (DESIGN.md "Rules"); a new rule without one fails here.
+TEST(GeminiRules, EveryRuleHasAConformanceCase) {
+  std::string missing;
+  for (const Rule* rule : AllRules()) {
+    const bool covered = std::any_of(CaseMutations().begin(), CaseMutations().end(),
+                                     [&](const CaseMutation& m) { return m.rule == rule; });
+    if (!covered) missing += " " + std::string(rule->id);
+  }
+  EXPECT_TRUE(missing.empty()) << "rules without a conformance case:" << missing;
+}
+
 TEST(GeminiRules, TheFormatDetectsTheExample) {
   const std::string text = ExampleIr().dump(3);
   EXPECT_TRUE(GeminiFormat().Detect(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
@@ -66,9 +79,9 @@ struct Case {
 json& Conv(json& ir) { return ir["0"][0]; }
 json& Pool(json& ir) { return ir["0"][1]; }
 
-void Expect(const Case& c, const std::string& text) {
+void Expect(const Case& c, const std::string& text, bool with_frontend = true) {
   SCOPED_TRACE(std::string(c.rule->id));
-  const DiagnosticSink sink = ValidateText(text);
+  const DiagnosticSink sink = ValidateText(text, with_frontend);
   bool found = false;
   for (const Diagnostic& d : sink.diagnostics()) {
     if (d.rule == c.rule && d.location.path.rfind(c.path, 0) == 0) {
@@ -79,10 +92,24 @@ void Expect(const Case& c, const std::string& text) {
   EXPECT_TRUE(found) << "expected " << c.rule->id << " at " << c.path << ", got:\n" << Describe(sink);
 }
 
-void ExpectMutation(const Case& c) {
+void ExpectMutation(const Case& c, bool with_frontend = true) {
   json ir = ExampleIr();
   c.mutate(ir);
-  Expect(c, ir.dump(3));
+  Expect(c, ir.dump(3), with_frontend);
+}
+
+// Nothing but the rule under test, in the strict profile: the mutation
+// breaks that invariant alone.
+void ExpectOnly(const Case& c, bool with_frontend) {
+  SCOPED_TRACE(std::string(c.rule->id));
+  json ir = ExampleIr();
+  c.mutate(ir);
+  const DiagnosticSink sink = ValidateText(ir.dump(3), with_frontend, /*strict=*/true);
+  ASSERT_FALSE(sink.diagnostics().empty()) << "expected " << c.rule->id;
+  for (const Diagnostic& d : sink.diagnostics()) {
+    EXPECT_EQ(d.rule, c.rule) << Describe(sink);
+    EXPECT_EQ(d.location.path.rfind(c.path, 0), 0u) << Describe(sink);
+  }
 }
 
 TEST(GeminiRules, Decoding) {
@@ -125,6 +152,38 @@ TEST(GeminiRules, TopLevelAndStructure) {
   ExpectMutation({&rules::kFrontendLayerType, [](json& ir) { Pool(ir)["layer_type"] = "pe"; }, "/0/1/layer_type"});
   ExpectMutation({&rules::kWorkloadOrder, [](json& ir) { Pool(ir)["workload_id"] = 0; }, "/0/1/workload_id"});
   ExpectMutation({&rules::kWorkloadContiguous, [](json& ir) { Pool(ir)["workload_id"] = 5; }, "/0"});
+}
+
+// I-S2: one batch of 1 cannot be cut into 2 groups.
+TEST(GeminiRules, BatchCut) {
+  ExpectOnly({&rules::kTopBatchCut, [](json& ir) { ir["top_batch_cut"] = 2; }, "/top_batch_cut"}, false);
+}
+
+// I-W4 from the IR alone: the conv's tiles read rows [0,2] (padding 1 above)
+// for rows [0,1] and [1,3] (padding 1 below) for [2,3], one 3x3 window at
+// stride 1. The frontend check covers known layers, so these run without it.
+TEST(GeminiRules, TileWindowWithoutTheFrontend) {
+  // The second tile starts a row later: its window moves by 3 rows for 2.
+  ExpectOnly({&rules::kTileWindow, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["ifmap_lower"] = testing::Range4(0, 0, 2, 0); },
+              "/0/0/tile_info/tile_num_1"}, false);
+  // One row more at the bottom: a stride 1 window of 4 rows for tile 1 and of
+  // 3 for tile 0.
+  ExpectOnly({&rules::kTileWindow, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["tile_padding_tblr"] = json::array({0, 2, 1, 1}); },
+              "/0/0/tile_info/tile_num_1"}, false);
+  // Padding above rows that do not start at 0.
+  ExpectOnly({&rules::kTileWindow, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["tile_padding_tblr"] = json::array({1, 1, 1, 1}); },
+              "/0/0/tile_info/tile_num_1"}, false);
+  // Pool channels 2..7 for ofmap channels 0..7.
+  ExpectOnly({&rules::kTileWindow, [](json& ir) { Pool(ir)["tile_info"]["tile_num_0"]["ifmap_lower"] = testing::Range4(0, 2, 0, 0); },
+              "/0/1/tile_info/tile_num_0"}, false);
+  // The frontend's receptive-field rule reports the same change instead.
+  const DiagnosticSink sink = [] {
+    json ir = ExampleIr();
+    Conv(ir)["tile_info"]["tile_num_1"]["ifmap_lower"] = testing::Range4(0, 0, 2, 0);
+    return ValidateText(ir.dump(), true);
+  }();
+  EXPECT_TRUE(sink.Has(rules::kTileReceptiveField)) << Describe(sink);
+  EXPECT_FALSE(sink.Has(rules::kTileWindow)) << Describe(sink);
 }
 
 TEST(GeminiRules, Tiles) {
@@ -201,11 +260,24 @@ TEST(GeminiRules, Buffers) {
   ExpectMutation({&rules::kBufferTensorOrder, [](json& ir) { Pool(ir)["buffer"][1]["tensor_order"] = 1; }, "/0/1/buffer/1/tensor_order"});
   ExpectMutation({&rules::kBufferTensorOrder, [](json& ir) { for (json& w : ir["0"]) w["buffer"][w["buffer"].size() == 3 ? 2 : 0]["tensor_order"] = 7; }, "/0/0/buffer/2/tensor_order"});
   ExpectMutation({&rules::kBufferOfmapEntry, [](json& ir) { Pool(ir)["buffer"][1]["layer_name"] = "Conv_0"; }, "/0/1/buffer/1/layer_name"});
+  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["size"] = 840; }, "/0/0/wl0_buffer/0/size"}, true);
+  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["address"] = -8; }, "/0/0/wl0_buffer/0"}, true);
+  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["size"] = 0; }, "/0/0/wl0_buffer/0"}, true);
   ExpectMutation({&rules::kWl0Overlap, [](json& ir) {
                     json second = Conv(ir)["wl0_buffer"][0];
                     second["address"] = 800;
                     Conv(ir)["wl0_buffer"].push_back(second);
                   }, "/0/0/wl0_buffer/1"});
+}
+
+// I-B8: the conv writes transfer 2 into tensor 2, already in its own
+// snapshot; the pool reads it from there.
+TEST(GeminiRules, ForwardedTensorLifetime) {
+  // Held by another tensor in the reader's snapshot than in the producer's.
+  ExpectMutation({&rules::kBufferForwardLifetime, [](json& ir) {
+                    Pool(ir)["buffer"][0]["tensor_id"] = 4;
+                    Pool(ir)["buffer"][0]["newly_added"] = true;
+                  }, "/0/1/buffer"});
 }
 
 TEST(GeminiRules, DeadlockReportsTheCycle) {

@@ -131,6 +131,46 @@ void CheckWl0(const Context& ctx, const Core& core, size_t i) {
   }
 }
 
+// I-B11, the capacity side. The WL0 size is a hardware parameter the IR does
+// not carry; what the IR fixes is that an entry is a real, 64-bit aligned
+// extent (as L2 ones, §2.4) and holds at most the weight block it streams:
+// the DRAM out block (DDR) or the L2 weight tensor (CORE).
+void CheckWl0Capacity(const Context& ctx, const Core& core, size_t i) {
+  const Workload& w = core.workloads[i];
+  for (size_t e = 0; e < w.wl0.size(); ++e) {
+    const Wl0Entry& entry = w.wl0[e];
+    const std::string path = Str(WorkloadPath(core, i), "/wl0_buffer/", e);
+    if (entry.address < 0 || entry.size < 8 || entry.address % 8 != 0 || entry.size % 8 != 0) {
+      ctx.sink.Report(rules::kWl0Capacity, At(entry.offset, path),
+                      Str("WL0 entry at address ", entry.address, " with size ", entry.size,
+                          "; expected an address >= 0 and a size >= 8, both multiples of 8"));
+      continue;
+    }
+    int64_t block = 0;
+    for (int64_t id : entry.transfer_ids) {
+      int64_t size = -1;
+      if (entry.source == Wl0Source::kDdr) {
+        if (const auto out = ctx.index.DramOut(id)) size = ctx.ir.dram_out[*out].size;
+      } else {
+        for (const BufferEntry& b : w.buffer) {
+          if (b.type == EntryType::kWeight && Holds(b.transfer_ids, id)) size = b.size;
+        }
+      }
+      if (size < 0) {
+        block = -1;  // the block is unknown: gemini.buffer.liveness or gemini.transfer.produced
+        break;
+      }
+      block = SaturatingAdd(block, size);
+    }
+    if (block >= 0 && !entry.transfer_ids.empty() && entry.size > block) {
+      ctx.sink.Report(rules::kWl0Capacity, At(entry.offset, path + "/size"),
+                      Str("WL0 entry of size ", entry.size, " exceeds the ", block, " bytes of the weight block",
+                          entry.transfer_ids.size() == 1 ? "" : "s", " it holds (",
+                          entry.source == Wl0Source::kDdr ? "DRAM out" : "L2 weight tensor", ")"));
+    }
+  }
+}
+
 // I-B7: sources tile the tensor, and name the ids the tensor lists.
 void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
   const BufferEntry& entry = core.workloads[i].buffer[e];
@@ -250,6 +290,57 @@ void CheckWeightResidency(const Context& ctx, const Core& core, size_t i) {
       ctx.sink.Report(rules::kBufferLiveness, At(w.weight->offset, WorkloadPath(core, i) + "/weight"),
                       Str("weight transfer ", id, " of workload ", w.id, in_l2 ? " is in L2 but no WL0 entry with source CORE holds it"
                                                                                 : " is not in L2 and no WL0 entry with source DDR holds it"));
+    }
+  }
+}
+
+// The tensor_ids of w's snapshot carrying transfer t.
+std::vector<int64_t> Carriers(const Workload& w, int64_t t) {
+  std::vector<int64_t> ids;
+  for (const BufferEntry& e : w.buffer) {
+    if (Holds(e.transfer_ids, t)) ids.push_back(e.tensor_id);
+  }
+  return ids;
+}
+
+// I-B8 for transfers a core forwards to itself: once a snapshot at or after
+// the producer holds the data, one tensor keeps holding it through the last
+// reader; a gap or a change of tensor moves data no transfer describes.
+// (Real files allocate the tensor at the producer's own snapshot; the
+// reference scheduler at the first reader's, which is as sound.)
+void CheckForwardLifetimes(const Context& ctx, const Core& core) {
+  std::unordered_map<int64_t, size_t> last_reader;  // transfer -> position
+  for (size_t i = 0; i < core.workloads.size(); ++i) {
+    for (const Ifmap& f : core.workloads[i].ifmaps) {
+      for (int64_t id : f.transfer_ids) last_reader[id] = i;
+    }
+  }
+  for (size_t p = 0; p < core.workloads.size() && !ctx.sink.full(); ++p) {
+    const Workload& producer = core.workloads[p];
+    for (const Ofmap& ofmap : producer.ofmaps) {
+      const auto it = last_reader.find(ofmap.transfer_id);
+      if (it == last_reader.end() || it->second <= p) continue;  // gemini.transfer.consumer_listed
+      const size_t last = it->second;
+      std::optional<int64_t> tensor;
+      for (size_t i = p; i <= last; ++i) {
+        const std::vector<int64_t> carriers = Carriers(core.workloads[i], ofmap.transfer_id);
+        if (!tensor && carriers.empty()) continue;
+        std::string problem;
+        if (carriers.size() != 1) {
+          problem = Str(carriers.size(), " tensors carry it");
+        } else if (tensor && *tensor != carriers[0]) {
+          problem = Str("tensor ", carriers[0], " carries it where tensor ", *tensor, " did before");
+        }
+        if (!problem.empty()) {
+          ctx.sink.Report(rules::kBufferForwardLifetime, At(core.workloads[i].offset, WorkloadPath(core, i) + "/buffer"),
+                          Str("transfer ", ofmap.transfer_id, " of workload ", producer.id, " is read on core ", core.id,
+                              " until workload ", core.workloads[last].id, ", but in the snapshot of workload ",
+                              core.workloads[i].id, " ", problem, "; expected one tensor from its first holder through workload ",
+                              core.workloads[last].id));
+          break;
+        }
+        tensor = carriers[0];
+      }
     }
   }
 }
@@ -389,11 +480,13 @@ void CheckBuffers(const Context& ctx) {
     for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
       if (CheckRegions(ctx, core, i)) CheckPlacement(ctx, core, i);
       CheckWl0(ctx, core, i);
+      CheckWl0Capacity(ctx, core, i);
       for (size_t e = 0; e < core.workloads[i].buffer.size(); ++e) CheckSources(ctx, core, i, e);
       CheckCurrentIfmaps(ctx, core, i);
       CheckWeightResidency(ctx, core, i);
     }
     CheckSnapshotSequence(ctx, core);
+    CheckForwardLifetimes(ctx, core);
   }
   CheckTensorOrder(ctx);
 }

@@ -1,4 +1,7 @@
 // I-S (top level, ranges, layer types) and I-W1 (workload order).
+#include <optional>
+#include <string>
+
 #include "validators/core/text.h"
 #include "validators/gemini/rules.h"
 #include "validators/gemini/validate.h"
@@ -29,6 +32,33 @@ void CheckTopParams(const Context& ctx) {
   }
 }
 
+// I-S2: the scheduler splits the batch into top_batch_cut equal groups
+// (tot_batch / num_bgrp in the SET generator), so the batch the workloads
+// cover, the largest N upper + 1, is a multiple of it.
+void CheckBatchCut(const Context& ctx) {
+  if (ctx.ir.top_batch_cut < 1) return;  // gemini.top.params
+  int64_t batch = 0;
+  const Workload* widest = nullptr;
+  const Core* widest_core = nullptr;
+  size_t widest_index = 0;
+  for (const Core& core : ctx.ir.cores) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
+      const Workload& w = core.workloads[i];
+      if (w.range.hi[0] + 1 > batch) {
+        batch = w.range.hi[0] + 1;
+        widest = &w;
+        widest_core = &core;
+        widest_index = i;
+      }
+    }
+  }
+  if (widest == nullptr || batch % ctx.ir.top_batch_cut == 0) return;
+  ctx.sink.Report(rules::kTopBatchCut, At(0, "/top_batch_cut"),
+                  Str("the workloads cover a batch of ", batch, " (workload ", widest->id, " of core ", widest_core->id,
+                      " ends at N ", batch - 1, ", ", WorkloadPath(*widest_core, widest_index),
+                      "), which top_batch_cut ", ctx.ir.top_batch_cut, " does not divide"));
+}
+
 // I-S1: core keys are 0..xlen*ylen-1.
 void CheckCoreRange(const Context& ctx) {
   int64_t cores = 0;
@@ -42,42 +72,51 @@ void CheckCoreRange(const Context& ctx) {
   }
 }
 
-// I-S4.
-void CheckRange(const Context& ctx, const Range& r, uint64_t offset, const std::string& path) {
+// I-S4: what is wrong with a range, or nothing.
+std::optional<std::string> RangeProblem(const Range& r) {
   for (int d = 0; d < 4; ++d) {
     if (r.lo[d] < 0 || r.lo[d] > r.hi[d] || r.hi[d] >= kMaxCoordinate) {
-      ctx.sink.Report(rules::kRangeOrder, At(offset, path),
-                      Str("range ", RangeText(r), " has lower[", d, "] = ", r.lo[d], ", upper[", d, "] = ", r.hi[d],
-                          "; expected 0 <= lower <= upper < ", kMaxCoordinate));
-      return;
+      return Str("range ", RangeText(r), " has lower[", d, "] = ", r.lo[d], ", upper[", d, "] = ", r.hi[d],
+                 "; expected 0 <= lower <= upper < ", kMaxCoordinate);
     }
   }
-  if (!Volume(r)) {
-    ctx.sink.Report(rules::kRangeOrder, At(offset, path), Str("the element count of range ", RangeText(r), " overflows"));
-  }
+  if (!Volume(r)) return Str("the element count of range ", RangeText(r), " overflows");
+  return std::nullopt;
+}
+
+// `path()` makes the JSON pointer only for a range that is reported: files
+// hold millions of ranges.
+template <typename PathFn>
+void CheckRange(const Context& ctx, const Range& r, uint64_t offset, PathFn&& path) {
+  if (auto problem = RangeProblem(r)) ctx.sink.Report(rules::kRangeOrder, At(offset, path()), std::move(*problem));
 }
 
 void CheckWorkloadRanges(const Context& ctx, const Workload& w, const std::string& path) {
-  CheckRange(ctx, w.range, w.offset, path + "/workload");
+  CheckRange(ctx, w.range, w.offset, [&] { return path + "/workload"; });
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const Tile& tile = w.tiles[t];
-    const std::string tile_path = Str(path, "/tile_info/tile_num_", t);
-    CheckRange(ctx, tile.ifmap, tile.offset, tile_path + "/ifmap_lower");
-    CheckRange(ctx, tile.ofmap, tile.offset, tile_path + "/ofmap_lower");
-    if (tile.ifmap2) CheckRange(ctx, *tile.ifmap2, tile.offset, tile_path + "/ifmap_lower2");
+    const auto tile_path = [&](std::string_view key) { return Str(path, "/tile_info/tile_num_", t, "/", key); };
+    CheckRange(ctx, tile.ifmap, tile.offset, [&] { return tile_path("ifmap_lower"); });
+    CheckRange(ctx, tile.ofmap, tile.offset, [&] { return tile_path("ofmap_lower"); });
+    if (tile.ifmap2) CheckRange(ctx, *tile.ifmap2, tile.offset, [&] { return tile_path("ifmap_lower2"); });
   }
-  for (size_t i = 0; i < w.ifmaps.size(); ++i) CheckRange(ctx, w.ifmaps[i].range, w.ifmaps[i].offset, Str(path, "/ifmap/", i));
-  for (size_t i = 0; i < w.ofmaps.size(); ++i) CheckRange(ctx, w.ofmaps[i].range, w.ofmaps[i].offset, Str(path, "/ofmap/", i));
-  if (w.weight) CheckRange(ctx, w.weight->range, w.weight->offset, path + "/weight");
+  for (size_t i = 0; i < w.ifmaps.size(); ++i) {
+    CheckRange(ctx, w.ifmaps[i].range, w.ifmaps[i].offset, [&] { return Str(path, "/ifmap/", i); });
+  }
+  for (size_t i = 0; i < w.ofmaps.size(); ++i) {
+    CheckRange(ctx, w.ofmaps[i].range, w.ofmaps[i].offset, [&] { return Str(path, "/ofmap/", i); });
+  }
+  if (w.weight) CheckRange(ctx, w.weight->range, w.weight->offset, [&] { return path + "/weight"; });
   for (size_t e = 0; e < w.buffer.size(); ++e) {
     const BufferEntry& entry = w.buffer[e];
-    CheckRange(ctx, entry.range, entry.offset, Str(path, "/buffer/", e));
+    CheckRange(ctx, entry.range, entry.offset, [&] { return Str(path, "/buffer/", e); });
     for (size_t s = 0; s < entry.sources.size(); ++s) {
-      CheckRange(ctx, entry.sources[s].range, entry.sources[s].offset, Str(path, "/buffer/", e, "/source/", s));
+      CheckRange(ctx, entry.sources[s].range, entry.sources[s].offset,
+                 [&] { return Str(path, "/buffer/", e, "/source/", s); });
     }
   }
   for (size_t e = 0; e < w.wl0.size(); ++e) {
-    if (w.wl0[e].range) CheckRange(ctx, *w.wl0[e].range, w.wl0[e].offset, Str(path, "/wl0_buffer/", e));
+    if (w.wl0[e].range) CheckRange(ctx, *w.wl0[e].range, w.wl0[e].offset, [&] { return Str(path, "/wl0_buffer/", e); });
   }
 }
 
@@ -142,11 +181,16 @@ void CheckDialect(const Context& ctx) {
 }  // namespace
 
 void CheckStructure(const Context& ctx) {
+  const uint64_t before = ctx.sink.blocking_count();
   CheckTopParams(ctx);
   CheckCoreRange(ctx);
   CheckDialect(ctx);
-  for (size_t i = 0; i < ctx.ir.dram_in.size(); ++i) CheckRange(ctx, ctx.ir.dram_in[i].range, ctx.ir.dram_in[i].offset, DramInPath(i));
-  for (size_t i = 0; i < ctx.ir.dram_out.size(); ++i) CheckRange(ctx, ctx.ir.dram_out[i].range, ctx.ir.dram_out[i].offset, DramOutPath(i));
+  for (size_t i = 0; i < ctx.ir.dram_in.size(); ++i) {
+    CheckRange(ctx, ctx.ir.dram_in[i].range, ctx.ir.dram_in[i].offset, [i] { return DramInPath(i); });
+  }
+  for (size_t i = 0; i < ctx.ir.dram_out.size(); ++i) {
+    CheckRange(ctx, ctx.ir.dram_out[i].range, ctx.ir.dram_out[i].offset, [i] { return DramOutPath(i); });
+  }
   for (const Core& core : ctx.ir.cores) {
     CheckWorkloadOrder(ctx, core);
     for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
@@ -157,6 +201,8 @@ void CheckStructure(const Context& ctx) {
       if (ctx.frontend != nullptr) CheckFrontendLayer(ctx, w, path);
     }
   }
+  // After the ranges: the batch is read from ordered, bounded N ranges.
+  if (ctx.sink.blocking_count() == before) CheckBatchCut(ctx);
 }
 
 }  // namespace accelcheck::gemini

@@ -2,6 +2,8 @@
 // the layer, and carry consistent mini tiles and times.
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
+#include <vector>
 
 #include "validators/core/text.h"
 #include "validators/gemini/rules.h"
@@ -182,6 +184,180 @@ void CheckShape(const Context& ctx, const Workload& w, const FrontendLayer& laye
   }
 }
 
+// A tile by position, for the per-layer checks.
+struct TileRef {
+  const Core* core;
+  size_t workload;
+  size_t tile;
+  const Tile& Get() const { return core->workloads[workload].tiles[tile]; }
+  std::string Path() const { return TilePath(WorkloadPath(*core, workload), tile); }
+};
+
+// Does the frontend's receptive-field check (I-W4 proper) cover this layer?
+bool FrontendChecksWindow(const Context& ctx, uint32_t layer) {
+  if (ctx.frontend == nullptr) return false;
+  const FrontendLayer* f = ctx.frontend->Find(ctx.ir.LayerName(layer));
+  return f != nullptr && !f->input_shapes.empty() && f->op != Op::kOther;
+}
+
+// Along H (d = 2) or W (d = 3), a tile's ifmap with its padding put back is
+// the unclipped window [o_lo * s - P, o_hi * s - P + R - 1] of its ofmap
+// rows. `Unclipped` gives both ends, or nullopt when the padding is negative
+// or too large to add.
+std::optional<std::pair<int64_t, int64_t>> Unclipped(const Tile& tile, int d) {
+  constexpr int64_t kMaxPadding = int64_t{1} << 32;
+  const int64_t before = tile.padding[d == 2 ? 0 : 2];
+  const int64_t after = tile.padding[d == 2 ? 1 : 3];
+  if (before < 0 || after < 0 || before >= kMaxPadding || after >= kMaxPadding) return std::nullopt;
+  return std::make_pair(tile.ifmap.lo[d] - before, tile.ifmap.hi[d] + after);
+}
+
+const char* AxisName(int d) { return d == 2 ? "rows" : "columns"; }
+
+// I-W4 along one spatial axis: one stride s, top/left padding P and kernel R
+// for every tile of the layer, so the unclipped ends are A = o_lo * s - P and
+// B = o_hi * s - P + R - 1. Real tiles mostly share their rows, leaving s
+// open; then tiles with the same ofmap rows must share their window.
+std::string WindowProblem(const std::vector<TileRef>& tiles, int d, size_t* culprit) {
+  const Tile& ref = tiles[0].Get();
+  const auto ref_ends = Unclipped(ref, d);
+  if (!ref_ends) {
+    *culprit = 0;
+    return Str("tile padding [", ref.padding[0], ",", ref.padding[1], ",", ref.padding[2], ",", ref.padding[3],
+               "] is negative or out of range");
+  }
+  std::optional<int64_t> stride;
+  int64_t ifmap_end = 0;
+  for (const TileRef& t : tiles) ifmap_end = std::max(ifmap_end, t.Get().ifmap.hi[d]);
+  for (size_t k = 0; k < tiles.size(); ++k) {
+    *culprit = k;
+    const Tile& tile = tiles[k].Get();
+    const auto ends = Unclipped(tile, d);
+    if (!ends) {
+      return Str("tile padding [", tile.padding[0], ",", tile.padding[1], ",", tile.padding[2], ",", tile.padding[3],
+                 "] is negative or out of range");
+    }
+    const int64_t pad_before = tile.padding[d == 2 ? 0 : 2];
+    const int64_t pad_after = tile.padding[d == 2 ? 1 : 3];
+    if (pad_before > 0 && tile.ifmap.lo[d] != 0) {
+      return Str("padding ", pad_before, " before ifmap ", AxisName(d), " starting at ", tile.ifmap.lo[d],
+                 "; padding only fills a window clipped at 0");
+    }
+    if (pad_after > 0 && tile.ifmap.hi[d] != ifmap_end) {
+      return Str("padding ", pad_after, " after ifmap ", AxisName(d), " ending at ", tile.ifmap.hi[d],
+                 ", short of the layer's input edge ", ifmap_end, " (the largest tile ifmap end)");
+    }
+    if (tile.ofmap.lo[d] == 0 && ends->first > 0) {
+      return Str("ofmap ", AxisName(d), " start at 0 but ifmap ", AxisName(d), " start at ", tile.ifmap.lo[d],
+                 " with padding ", pad_before, ", a negative padding");
+    }
+    if (!stride) {
+      const int64_t dlo = tile.ofmap.lo[d] - ref.ofmap.lo[d];
+      const int64_t dhi = tile.ofmap.hi[d] - ref.ofmap.hi[d];
+      const int64_t dwin = dlo != 0 ? ends->first - ref_ends->first : ends->second - ref_ends->second;
+      const int64_t dout = dlo != 0 ? dlo : dhi;
+      if (dout != 0) {
+        if (dwin % dout != 0 || dwin / dout < 1) {
+          return Str("ofmap ", AxisName(d), " ", tile.ofmap.lo[d], "..", tile.ofmap.hi[d], " read ifmap ", AxisName(d),
+                     " ", ends->first, "..", ends->second, " (padding included) where tile 0's ", ref.ofmap.lo[d],
+                     "..", ref.ofmap.hi[d], " read ", ref_ends->first, "..", ref_ends->second,
+                     ": the window moves by ", dwin, " for ", dout, " output ", AxisName(d), ", no whole stride >= 1");
+        }
+        stride = dwin / dout;
+      }
+    }
+    const int64_t s = stride.value_or(0);
+    int64_t lo_shift = 0, hi_shift = 0, ref_lo_shift = 0, ref_hi_shift = 0;
+    if (__builtin_mul_overflow(tile.ofmap.lo[d], s, &lo_shift) || __builtin_mul_overflow(tile.ofmap.hi[d], s, &hi_shift) ||
+        __builtin_mul_overflow(ref.ofmap.lo[d], s, &ref_lo_shift) ||
+        __builtin_mul_overflow(ref.ofmap.hi[d], s, &ref_hi_shift)) {
+      return Str("stride ", s, " overflows the window arithmetic");
+    }
+    if (ends->first - lo_shift != ref_ends->first - ref_lo_shift ||
+        ends->second - hi_shift != ref_ends->second - ref_hi_shift) {
+      return Str("ofmap ", AxisName(d), " ", tile.ofmap.lo[d], "..", tile.ofmap.hi[d], " read ifmap ", AxisName(d), " ",
+                 ends->first, "..", ends->second, " (padding included), but with stride ",
+                 stride ? Str(s) : std::string("unknown"), " tile 0 (ofmap ", ref.ofmap.lo[d], "..", ref.ofmap.hi[d],
+                 ", ifmap ", ref_ends->first, "..", ref_ends->second, ") implies ", ref_ends->first - ref_lo_shift + lo_shift,
+                 "..", ref_ends->second - ref_hi_shift + hi_shift);
+    }
+  }
+  if (stride) {
+    // R - 1 = B - A - (o_hi - o_lo) * s >= 0.
+    const int64_t kernel = ref_ends->second - ref_ends->first - (ref.ofmap.hi[d] - ref.ofmap.lo[d]) * *stride + 1;
+    if (kernel < 1) {
+      *culprit = 0;
+      return Str("stride ", *stride, " and ifmap ", AxisName(d), " ", ref_ends->first, "..", ref_ends->second,
+                 " for ofmap ", AxisName(d), " ", ref.ofmap.lo[d], "..", ref.ofmap.hi[d], " leave a kernel of ", kernel);
+    }
+  }
+  return "";
+}
+
+// I-W4 for batch, channels and the second operand: the ifmap batch is the
+// ofmap's, the second operand of an element-wise tile is its first, and the
+// channels are the ofmap's (pool, element-wise) or one [0, C-1] for every
+// tile (conv, dense).
+std::string OperandProblem(const std::vector<TileRef>& tiles, size_t* culprit) {
+  const Tile* full_channels = nullptr;
+  for (size_t k = 0; k < tiles.size(); ++k) {
+    *culprit = k;
+    const Tile& tile = tiles[k].Get();
+    if (tile.ifmap.lo[0] != tile.ofmap.lo[0] || tile.ifmap.hi[0] != tile.ofmap.hi[0]) {
+      return Str("ifmap batch ", tile.ifmap.lo[0], "..", tile.ifmap.hi[0], " differs from ofmap batch ", tile.ofmap.lo[0],
+                 "..", tile.ofmap.hi[0]);
+    }
+    if (tile.ifmap2 && (tile.ifmap2->lo != tile.ifmap.lo || tile.ifmap2->hi != tile.ifmap.hi)) {
+      return Str("second operand ", RangeText(*tile.ifmap2), " differs from the first ", RangeText(tile.ifmap));
+    }
+    if (tile.ifmap.lo[1] == tile.ofmap.lo[1] && tile.ifmap.hi[1] == tile.ofmap.hi[1]) continue;
+    if (tile.ifmap.lo[1] != 0) {
+      return Str("ifmap channels ", tile.ifmap.lo[1], "..", tile.ifmap.hi[1], " are neither the ofmap's ", tile.ofmap.lo[1],
+                 "..", tile.ofmap.hi[1], " nor all channels from 0");
+    }
+    if (full_channels == nullptr) full_channels = &tile;
+  }
+  if (full_channels == nullptr) return "";
+  for (size_t k = 0; k < tiles.size(); ++k) {
+    *culprit = k;
+    const Tile& tile = tiles[k].Get();
+    if (tile.ifmap.hi[1] != full_channels->ifmap.hi[1] || tile.ifmap.lo[1] != 0) {
+      return Str("ifmap channels ", tile.ifmap.lo[1], "..", tile.ifmap.hi[1], " differ from the layer's input channels 0..",
+                 full_channels->ifmap.hi[1], " that another tile reads for other ofmap channels");
+    }
+  }
+  return "";
+}
+
+// I-W4 without the frontend: every tile of a layer, over all cores, follows
+// one window. One report per layer.
+void CheckWindows(const Context& ctx) {
+  std::unordered_map<uint32_t, std::vector<TileRef>> layers;
+  for (const Core& core : ctx.ir.cores) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
+      const Workload& w = core.workloads[i];
+      if (FrontendChecksWindow(ctx, w.layer)) continue;
+      auto& tiles = layers[w.layer];
+      for (size_t t = 0; t < w.tiles.size(); ++t) tiles.push_back({&core, i, t});
+    }
+  }
+  std::vector<uint32_t> order;
+  for (const auto& [layer, tiles] : layers) order.push_back(layer);
+  std::sort(order.begin(), order.end());
+  for (uint32_t layer : order) {
+    const std::vector<TileRef>& tiles = layers[layer];
+    if (tiles.empty() || ctx.sink.full()) continue;
+    size_t culprit = 0;
+    std::string problem = OperandProblem(tiles, &culprit);
+    for (int d = 2; d < 4 && problem.empty(); ++d) problem = WindowProblem(tiles, d, &culprit);
+    if (problem.empty()) continue;
+    const TileRef& t = tiles[culprit];
+    ctx.sink.Report(rules::kTileWindow, At(t.Get().offset, t.Path() + "/ifmap_lower"),
+                    Str("layer ", Quoted(ctx.ir.LayerName(layer)), ", tile ", t.tile, " of workload ",
+                        t.core->workloads[t.workload].id, " of core ", t.core->id, ": ", problem));
+  }
+}
+
 }  // namespace
 
 void CheckTiles(const Context& ctx) {
@@ -200,6 +376,7 @@ void CheckTiles(const Context& ctx) {
       CheckShape(ctx, w, *layer, path);
     }
   }
+  CheckWindows(ctx);
 }
 
 }  // namespace accelcheck::gemini
