@@ -59,6 +59,9 @@ class Memory {
 struct RunStats {
   uint64_t instructions = 0;
   uint64_t macs = 0;  // multiply-accumulates of MatMul, N x N per row
+  // Those of `macs` computed: the others had a zero input or weight of a
+  // fixed-point type, which leaves the sum unchanged.
+  uint64_t computed_macs = 0;
 };
 
 class Machine {
