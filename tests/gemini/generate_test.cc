@@ -1,7 +1,9 @@
-// The reference scheduler: every generated schedule validates with zero
-// diagnostics, simulates without deadlock and computes tiled == untiled; any
-// single structural mutation is caught by the validator or shows up as a
-// mismatch in the executor.
+// The reference scheduler: every generated schedule (conv chains and mixed
+// conv/pool/add/fc networks) validates with zero diagnostics, simulates
+// without deadlock and computes tiled == untiled, with values and with the
+// byte-addressed L2; any single structural mutation is caught by the
+// validator or shows up as a mismatch in the executor.
+#include <algorithm>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -90,6 +92,70 @@ TEST(GeminiGenerate, ExampleSchedule) {
   EXPECT_FALSE(Execute(*ir, frontend, ExecuteOptions{}).first_mismatch);
 }
 
+ExecuteOptions L2Options(uint64_t seed) {
+  ExecuteOptions options{seed};
+  options.l2_addressed = true;
+  return options;
+}
+
+// Validates (strict, zero diagnostics), simulates and executes both ways.
+void ExpectConforms(const Generated& generated, uint64_t seed) {
+  std::string error;
+  const auto frontend = ParseFrontend(View(generated.frontend), &error);
+  ASSERT_TRUE(frontend) << error;
+  DiagnosticSink sink(Profile{true, false, 0}, "generated");
+  const auto ir = DecodeAndValidate(View(generated.ir), ValidateContext{}, &*frontend, sink);
+  ASSERT_TRUE(ir);
+  EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+  EXPECT_FALSE(Simulate(*ir, SimulateOptions{}).deadlock);
+  for (const ExecuteOptions& options : {ExecuteOptions{seed}, L2Options(seed)}) {
+    const Execution run = Execute(*ir, *frontend, options);
+    EXPECT_FALSE(run.first_mismatch) << "workload " << run.first_mismatch->workload_id << " " << run.first_mismatch->layer;
+    EXPECT_TRUE(run.skipped_layers.empty());
+  }
+}
+
+TEST(GeminiGenerate, DescribedNetwork) {
+  std::string error;
+  const auto kinds = ParseLayers("conv,conv,pool,conv,add,avgpool,fc", &error);
+  ASSERT_TRUE(kinds) << error;
+  for (const auto& [x, y] : {std::pair{1, 1}, std::pair{2, 2}}) {
+    GenerateOptions o;
+    o.kinds = *kinds;
+    o.mesh_x = x;
+    o.mesh_y = y;
+    const auto generated = Generate(o);
+    ASSERT_TRUE(generated);
+    EXPECT_NE(generated->frontend.find("\"operation\":\"element_wise_add\""), std::string::npos);
+    EXPECT_NE(generated->frontend.find("\"operation\":\"max_pool2d\""), std::string::npos);
+    EXPECT_NE(generated->frontend.find("\"operation\":\"dense\""), std::string::npos);
+    ExpectConforms(*generated, 3);
+  }
+}
+
+TEST(GeminiGenerate, ParseLayers) {
+  std::string error;
+  EXPECT_EQ(ParseLayers("4", &error)->size(), 4u);
+  EXPECT_EQ(ParseLayers("conv,pool,avgpool,add,fc", &error)->size(), 5u);
+  EXPECT_FALSE(ParseLayers("conv,add", &error));
+  EXPECT_NE(error.find("add needs two layers"), std::string::npos) << error;
+  EXPECT_FALSE(ParseLayers("fc,conv", &error));
+  EXPECT_FALSE(ParseLayers("conv,relu", &error));
+  EXPECT_NE(error.find("relu"), std::string::npos) << error;
+  EXPECT_FALSE(ParseLayers("0", &error));
+  EXPECT_FALSE(ParseLayers("", &error));
+}
+
+// N convolutions given as a count or as a description write the same file.
+TEST(GeminiGenerate, CountIsAConvChain) {
+  GenerateOptions count;
+  count.layers = 3;
+  GenerateOptions described;
+  described.kinds = {LayerKind::kConv, LayerKind::kConv, LayerKind::kConv};
+  EXPECT_EQ(Generate(count)->ir, Generate(described)->ir);
+  EXPECT_EQ(Generate(count)->frontend, Generate(described)->frontend);
+}
+
 TEST(GeminiGenerate, DeterministicPerSeed) {
   GenerateOptions o = RandomizeOptions(Bounds(), 42);
   EXPECT_EQ(Generate(o)->ir, Generate(o)->ir);
@@ -113,6 +179,33 @@ RC_GTEST_PROP(GeminiGenerate, GeneratedSchedulesConform, ()) {
   if (!sink.diagnostics().empty()) RC_FAIL(Describe(sink));
   RC_ASSERT(!Simulate(*ir, SimulateOptions{}).deadlock.has_value());
   RC_ASSERT(!Execute(*ir, frontend, ExecuteOptions{options.seed}).first_mismatch.has_value());
+  RC_ASSERT(!Execute(*ir, frontend, L2Options(options.seed)).first_mismatch.has_value());
+}
+
+// Random networks of every layer kind.
+RC_GTEST_PROP(GeminiGenerate, MixedNetworksConform, ()) {
+  GenerateOptions bounds = Bounds();
+  bounds.layers = 7;
+  bounds.mixed = true;
+  bounds.mesh_x = *rc::gen::inRange(1, 3);
+  bounds.mesh_y = *rc::gen::inRange(1, 3);
+  bounds.buffer = 1 << 20;
+  const GenerateOptions options = RandomizeOptions(bounds, *rc::gen::inRange<uint64_t>(0, 1u << 30));
+  const auto generated = Generate(options);
+  RC_PRE(generated.has_value());
+  RC_CLASSIFY(std::find(options.kinds.begin(), options.kinds.end(), LayerKind::kAdd) != options.kinds.end(), "add");
+  RC_CLASSIFY(options.kinds.back() == LayerKind::kFc, "fc");
+  const Frontend frontend = ParseFrontendText(generated->frontend);
+  DiagnosticSink sink(Profile{true, false, 0}, "generated");
+  const auto ir = ValidateStrict(generated->ir, frontend, sink);
+  RC_ASSERT(ir.has_value());
+  if (!sink.diagnostics().empty()) RC_FAIL(Describe(sink));
+  RC_ASSERT(!Simulate(*ir, SimulateOptions{}).deadlock.has_value());
+  for (const ExecuteOptions& run_options : {ExecuteOptions{options.seed}, L2Options(options.seed)}) {
+    const Execution run = Execute(*ir, frontend, run_options);
+    RC_ASSERT(!run.first_mismatch.has_value());
+    RC_ASSERT(run.skipped_layers.empty());
+  }
 }
 
 // One structural mutation of a generated schedule, by kind.

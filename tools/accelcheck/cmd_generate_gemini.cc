@@ -1,6 +1,7 @@
 // accelcheck generate gemini ... -o OUT.json: the reference scheduler
 // (conformance/gemini/generate.h) writes a valid scheduler IR and, next to
 // it, its frontend IR (OUT's stem + .frontend.json).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,7 +18,7 @@ namespace {
 
 CommandSpec GenerateGeminiSpec() {
   std::vector<Flag> flags = {
-      {"layers", true, "N", "convolution layers (default 3)"},
+      {"layers", true, "N|KINDS", "N convolutions (default 3), or the network: conv,pool,avgpool,add,fc by commas"},
       {"batch", true, "B", "batch size (default 1)"},
       {"mesh", true, "XxY", "cores (default 1x1)"},
       {"buffer", true, "BYTES", "L2 bytes per core (default 8 MiB)"},
@@ -27,15 +28,20 @@ CommandSpec GenerateGeminiSpec() {
       {"tiles", true, "T", "row tiles per workload (default 2)"},
       {"seed", true, "S", "seed (default 1)"},
       {"random", false, "", "pick the sizes from the seed, up to the values given"},
+      {"mixed", false, "", "with --random, the seed also picks the layer kinds"},
       {"o", true, "OUT", "where to write the IR"},
       {"help", false, "", "print this help"},
   };
   return {"generate gemini",
-          "usage: accelcheck generate gemini [--layers N] [--batch B] [--mesh XxY] [--buffer BYTES]\n"
+          "usage: accelcheck generate gemini [--layers N|KINDS] [--batch B] [--mesh XxY] [--buffer BYTES]\n"
           "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
-          "                                  [--seed S [--random]] -o OUT.json\n"
-          "Writes a schedule of N 3x3 convolutions split by rows over the mesh, and its frontend IR\n"
-          "as OUT's stem + .frontend.json. With --random the seed picks each size up to the bound given.\n",
+          "                                  [--seed S [--random [--mixed]]] -o OUT.json\n"
+          "Writes a schedule split by rows over the mesh, and its frontend IR as OUT's stem +\n"
+          ".frontend.json. --layers N gives N 3x3 convolutions; --layers conv,conv,pool,conv,add,fc\n"
+          "describes the network: conv (3x3), pool or maxpool and avgpool (3x3, stride 1), add (the\n"
+          "previous layer plus the input of the layer before it), fc (global average pool and dense,\n"
+          "last only). With --random the seed picks each size up to the bound given (the layer count up\n"
+          "to N), and with --mixed the layer kinds too.\n",
           std::move(flags)};
 }
 
@@ -58,7 +64,16 @@ int RunGenerateGemini(const Args& args) {
     *field = static_cast<std::remove_pointer_t<decltype(field)>>(*value);
     return true;
   };
-  if (!count("layers", &options.layers) || !count("batch", &options.batch) || !count("buffer", &options.buffer) ||
+  if (const auto layers = parsed->Get("layers")) {
+    auto kinds = gemini::ParseLayers(*layers, &error);
+    if (!kinds) return UsageError(spec, "--layers: " + error);
+    options.layers = static_cast<int>(kinds->size());
+    // A count keeps meaning that many convolutions (and bounds --random).
+    if (std::any_of(kinds->begin(), kinds->end(), [](gemini::LayerKind k) { return k != gemini::LayerKind::kConv; })) {
+      options.kinds = std::move(*kinds);
+    }
+  }
+  if (!count("batch", &options.batch) || !count("buffer", &options.buffer) ||
       !count("channels", &options.channels) || !count("height", &options.height) || !count("width", &options.width) ||
       !count("tiles", &options.tiles) || !count("seed", &options.seed)) {
     return UsageError(spec, "sizes are whole numbers of at least 1");
@@ -71,6 +86,7 @@ int RunGenerateGemini(const Args& args) {
     options.mesh_x = static_cast<int>(*mx);
     options.mesh_y = static_cast<int>(*my);
   }
+  options.mixed = parsed->Has("mixed");
   if (parsed->Has("random")) options = gemini::RandomizeOptions(options, options.seed);
   const std::string frontend_path =
       std::filesystem::path(*out_path).replace_extension("").string() + ".frontend.json";
