@@ -90,7 +90,7 @@ int Layer(const std::string& mode, const std::string& path, int repeat) {
   std::function<void()> run;
   if (mode == "tokenize") {
     run = [&] {
-      gemini::JsonReader reader(bytes, 64);
+      gemini::JsonReader reader(bytes, 64, &*input);
       reader.Skip();
       ok = reader.Finish();
     };
@@ -98,12 +98,13 @@ int Layer(const std::string& mode, const std::string& path, int repeat) {
     run = [&] {
       gemini::Ir ir;
       DiagnosticSink sink(Profile{}, path);
-      ok = gemini::DecodeIr(bytes, Limits{}, sink, &ir);
+      ok = gemini::DecodeIr(bytes, Limits{}, sink, &ir, &*input);
     };
   } else if (mode == "validate") {
     run = [&] {
       DiagnosticSink sink(Profile{}, path);
-      ok = gemini::DecodeAndValidate(bytes, ValidateContext{}, nullptr, sink).has_value() && sink.error_count() == 0;
+      ok = gemini::DecodeAndValidate(bytes, ValidateContext{}, nullptr, sink, &*input).has_value() &&
+           sink.error_count() == 0;
     };
   } else if (mode == "nlohmann-sax") {
     run = [&] {

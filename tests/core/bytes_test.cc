@@ -126,6 +126,34 @@ TEST_F(ReadFileTest, RefusesAFileAboveTheLimit) {
   EXPECT_NE(error.find("101"), std::string::npos) << error;
 }
 
+TEST_F(ReadFileTest, MapsALargeFileWhoseReleasedPagesStayReadable) {
+  constexpr size_t kSize = (size_t{3} << 20) + 5;
+  const std::string path = Write("large.bin", kSize);
+  std::string error;
+  const std::optional<InputBuffer> buffer = ReadFileLimited(path, kSize, &error);
+  ASSERT_TRUE(buffer) << error;
+  EXPECT_TRUE(buffer->mapped());
+  EXPECT_EQ(buffer->size(), kSize);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer->data()) % 16, 0u);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < kSize; ++i) sum += buffer->data()[i];
+  buffer->ReleaseBefore(kSize - 7);
+  uint64_t again = 0;
+  for (size_t i = 0; i < kSize; ++i) again += buffer->data()[i];
+  EXPECT_EQ(again, sum);
+  EXPECT_EQ(buffer->data()[kSize - 1], (kSize - 1) & 0xff);
+}
+
+TEST_F(ReadFileTest, KeepsASmallFileOnTheHeap) {
+  const std::string path = Write("small.bin", 4096);
+  std::string error;
+  const std::optional<InputBuffer> buffer = ReadFileLimited(path, 4096, &error);
+  ASSERT_TRUE(buffer) << error;
+  EXPECT_FALSE(buffer->mapped());
+  buffer->ReleaseBefore(4096);
+  EXPECT_EQ(buffer->data()[4095], 4095 & 0xff);
+}
+
 TEST_F(ReadFileTest, ReadsAnEmptyFile) {
   const std::string path = Write("empty.bin", 0);
   std::string error;

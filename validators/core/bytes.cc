@@ -1,16 +1,21 @@
 #include "validators/core/bytes.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <new>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace accelcheck {
 
 namespace {
 constexpr std::align_val_t kAlignment{16};
+// Files from this size on are mapped rather than copied.
+constexpr uint64_t kMapThreshold = uint64_t{1} << 20;
 
 uint8_t* AllocateAligned(size_t size) {
   // One extra byte so that an empty input still has a valid, aligned pointer.
@@ -18,7 +23,21 @@ uint8_t* AllocateAligned(size_t size) {
 }
 }  // namespace
 
-void InputBuffer::Free::operator()(uint8_t* p) const { ::operator delete(p, kAlignment); }
+void detail::InputFree::operator()(uint8_t* p) const {
+  if (mapped_length != 0) {
+    munmap(p, mapped_length);
+  } else {
+    ::operator delete(p, kAlignment);
+  }
+}
+
+void InputBuffer::ReleaseBefore(uint64_t offset) const {
+  if (!mapped()) return;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t length = std::min<uint64_t>(offset, size_) / page * page;
+  // Advice only: on failure the pages simply stay resident.
+  if (length != 0) madvise(data_.get(), length, MADV_DONTNEED);
+}
 
 InputBuffer InputBuffer::Copy(ByteView bytes) {
   InputBuffer buffer;
@@ -49,6 +68,18 @@ std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max
     return std::nullopt;
   }
   InputBuffer buffer;
+  if (size >= kMapThreshold) {
+    void* mapping = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fileno(file), 0);
+    std::fclose(file);
+    if (mapping == MAP_FAILED) {
+      *error = std::strerror(errno);
+      return std::nullopt;
+    }
+    madvise(mapping, size, MADV_SEQUENTIAL);
+    buffer.data_ = std::unique_ptr<uint8_t[], detail::InputFree>(static_cast<uint8_t*>(mapping), detail::InputFree{size});
+    buffer.size_ = size;
+    return buffer;
+  }
   buffer.data_.reset(AllocateAligned(size));
   buffer.size_ = size;
   const size_t read = size == 0 ? 0 : std::fread(buffer.data_.get(), 1, size, file);

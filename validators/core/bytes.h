@@ -37,8 +37,20 @@ inline constexpr bool RangeWithin(uint64_t offset, uint64_t length, uint64_t siz
   return offset <= size && length <= size - offset;
 }
 
-// An input file held in memory, 16-byte aligned (flatbuffers checks scalar
-// alignment relative to the buffer start, and force_align vectors use 16).
+namespace detail {
+// Frees an InputBuffer's bytes: a mapping, or memory from operator new.
+struct InputFree {
+  size_t mapped_length = 0;  // 0: allocated with operator new
+  void operator()(uint8_t* p) const;
+};
+}  // namespace detail
+
+// An input file, 16-byte aligned (flatbuffers checks scalar alignment
+// relative to the buffer start, and force_align vectors use 16): a heap copy,
+// or for large regular files a read-only mapping, so that a streaming decoder
+// can let go of the pages it has passed (ReleaseBefore) and validate a file
+// larger than the memory it may use. Like LLVM's MemoryBuffer, a mapping
+// assumes the file is not truncated while it is read.
 class InputBuffer {
  public:
   InputBuffer() = default;
@@ -47,12 +59,15 @@ class InputBuffer {
   ByteView bytes() const { return {data_.get(), size_}; }
   const uint8_t* data() const { return data_.get(); }
   size_t size() const { return size_; }
+  bool mapped() const { return data_.get_deleter().mapped_length != 0; }
+
+  // The caller no longer needs bytes [0, offset) resident: a mapping drops
+  // those whole pages from memory (reading them again faults them back in
+  // from the file); a heap copy keeps them.
+  void ReleaseBefore(uint64_t offset) const;
 
  private:
-  struct Free {
-    void operator()(uint8_t* p) const;
-  };
-  std::unique_ptr<uint8_t[], Free> data_;
+  std::unique_ptr<uint8_t[], detail::InputFree> data_;
   size_t size_ = 0;
   friend std::optional<InputBuffer> ReadFileLimited(const std::string&, uint64_t, std::string*);
 };

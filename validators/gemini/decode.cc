@@ -17,10 +17,30 @@ namespace {
 template <size_t N>
 using Keys = std::array<std::string_view, N>;
 
+// The object kinds of the IR whose keys Fields() reads.
+enum class ObjectKind : uint8_t {
+  kDestination, kDramIn, kDramOut, kDram, kSource, kBufferEntry, kWl0Entry,
+  kIfmap, kOfmap, kWeight, kTile, kWorkload, kCount
+};
+
+// A writer emits every object of a kind with its keys in one order, so the
+// decoder predicts each key from the previous object of the kind: next[i] is
+// the key that followed key i there (next[kFirst] the first key). A correct
+// prediction is recognised without scanning the key.
+struct KeyOrder {
+  static constexpr size_t kFirst = 16;
+  std::array<uint8_t, kFirst + 1> next = [] {
+    std::array<uint8_t, kFirst + 1> sequential{};
+    for (size_t i = 0; i < kFirst; ++i) sequential[i] = static_cast<uint8_t>(i + 1);
+    sequential[kFirst] = 0;
+    return sequential;
+  }();
+};
+
 class Decoder {
  public:
-  Decoder(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir)
-      : reader_(text, limits.max_depth), sink_(sink), ir_(*ir), layers_(&ir->layers) {}
+  Decoder(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir, const InputBuffer* input)
+      : reader_(text, limits.max_depth, input), sink_(sink), ir_(*ir), layers_(&ir->layers) {}
 
   bool Run();
 
@@ -50,7 +70,7 @@ class Decoder {
   // Iterates an object's keys: known ones go to `read(index)`, unknown ones
   // are reported and skipped, duplicates reported. Returns the keys seen.
   template <size_t N, typename F>
-  uint64_t Fields(const Keys<N>& keys, F&& read);
+  uint64_t Fields(const Keys<N>& keys, ObjectKind kind, F&& read);
   template <size_t N>
   void RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
                    std::string_view what);
@@ -73,6 +93,7 @@ class Decoder {
   void Rings(std::vector<std::pair<int64_t, int64_t>>* rings);
 
   JsonReader reader_;
+  std::array<KeyOrder, static_cast<size_t>(ObjectKind::kCount)> key_orders_{};
   DiagnosticSink& sink_;
   Ir& ir_;
   LayerTable layers_;
@@ -91,6 +112,7 @@ bool Decoder::ExpectKind(JsonKind want, std::string_view what) {
 }
 
 bool Decoder::Int(int64_t* out) {
+  if (reader_.TryReadInt(out)) return true;
   if (!ExpectKind(JsonKind::kNumber, "an integer")) return false;
   JsonNumber number;
   const uint64_t at = reader_.offset();
@@ -145,11 +167,13 @@ bool Decoder::OptionalInt(std::optional<int64_t>* out) {
 }
 
 bool Decoder::IntList(std::vector<int64_t>* out) {
+  if (reader_.TryReadIntList(out)) return true;
   return List(out, [this](int64_t* v) { Int(v); });
 }
 
 template <size_t N>
 bool Decoder::IntArray(std::array<int64_t, N>* out) {
+  if (reader_.TryReadInts(out->data(), N)) return true;
   if (!ExpectKind(JsonKind::kArray, "a list")) return false;
   const uint64_t at = reader_.offset();
   reader_.BeginArray();
@@ -223,15 +247,24 @@ int KeyIndex(const Keys<N>& keys, std::string_view key) {
 }
 
 template <size_t N, typename F>
-uint64_t Decoder::Fields(const Keys<N>& keys, F&& read) {
-  static_assert(N <= 64);
+uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
+  static_assert(N < KeyOrder::kFirst);
+  KeyOrder& order = key_orders_[static_cast<size_t>(kind)];
   uint64_t seen = 0;
   std::vector<std::string> unknown;
   std::string_view key;
   uint64_t key_offset = 0;
+  size_t previous = KeyOrder::kFirst;
   reader_.BeginObject();
-  while (reader_.NextKey(&key, &key_offset)) {
-    const int index = KeyIndex(keys, key);
+  while (true) {
+    const size_t predicted = order.next[previous] < N ? order.next[previous] : 0;
+    if (!reader_.NextKey(&key, &key_offset, keys[predicted])) break;
+    // A matched prediction comes back as the expected view itself.
+    const int index = key.data() == keys[predicted].data() ? static_cast<int>(predicted) : KeyIndex(keys, key);
+    if (index >= 0) {
+      order.next[previous] = static_cast<uint8_t>(index);
+      previous = static_cast<size_t>(index);
+    }
     if (index < 0) {
       const bool repeated = std::find(unknown.begin(), unknown.end(), key) != unknown.end();
       if (repeated) {
@@ -292,7 +325,7 @@ void Decoder::DestinationEntry(Destination* d) {
   static constexpr Keys<4> kKeys = {"core_id", "type", "workload_id", "layer_name"};
   if (!ExpectKind(JsonKind::kObject, "a destination object")) return;
   const uint64_t at = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kDestination, [&](int field) {
     switch (field) {
       case 0: Int(&d->core_id); break;
       case 1: {
@@ -321,7 +354,7 @@ void Decoder::DramInEntry(DramIn* in) {
                                     "related_ofmap"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM in object")) return;
   in->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kDramIn, [&](int field) {
     switch (field) {
       case 0: Int(&in->core_id); break;
       case 1: Int(&in->workload_id); break;
@@ -341,7 +374,7 @@ void Decoder::DramOutEntry(DramOut* out) {
                                     "destination"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM out object")) return;
   out->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kDramOut, [&](int field) {
     switch (field) {
       case 0: Int(&out->transfer_id); break;
       case 1: {
@@ -370,7 +403,7 @@ void Decoder::Dram() {
   static constexpr Keys<2> kKeys = {"in", "out"};
   if (!ExpectKind(JsonKind::kObject, "the DRAM object")) return;
   ir_.dram_offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kDram, [&](int field) {
     if (field == 0) {
       List(&ir_.dram_in, [this](DramIn* in) { DramInEntry(in); });
     } else {
@@ -386,7 +419,7 @@ void Decoder::SourceEntry(Source* s) {
   static constexpr Keys<7> kKeys = {"core_id", "layer_name", "lower", "upper", "size", "transfer_id", "type"};
   if (!ExpectKind(JsonKind::kObject, "a source object")) return;
   s->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kSource, [&](int field) {
     switch (field) {
       case 0: Int(&s->core_id); break;
       case 1: Layer(&s->layer); break;
@@ -419,7 +452,7 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
                                      "newly_added", "source",      "transfer_id", "cur_wl_ifmap", "start_send"};
   if (!ExpectKind(JsonKind::kObject, "a buffer entry object")) return;
   e->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kBufferEntry, [&](int field) {
     switch (field) {
       case 0: Int(&e->address); break;
       case 1: Int(&e->align); break;
@@ -477,7 +510,7 @@ void Decoder::Wl0EntryObject(Wl0Entry* e) {
   if (!ExpectKind(JsonKind::kObject, "a WL0 entry object")) return;
   e->offset = reader_.offset();
   Range range;
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kWl0Entry, [&](int field) {
     switch (field) {
       case 0: Int(&e->address); break;
       case 1: Int(&e->align); break;
@@ -513,7 +546,7 @@ void Decoder::IfmapEntry(Ifmap* f) {
   static constexpr Keys<6> kKeys = {"align", "bitwidth", "lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "an ifmap object")) return;
   f->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kIfmap, [&](int field) {
     switch (field) {
       case 0: Int(&f->align); break;
       case 1: Int(&f->bitwidth); break;
@@ -530,7 +563,7 @@ void Decoder::OfmapEntry(Ofmap* f) {
   static constexpr Keys<5> kKeys = {"destination", "lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "an ofmap object")) return;
   f->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kOfmap, [&](int field) {
     switch (field) {
       case 0: List(&f->destinations, [this](Destination* d) { DestinationEntry(d); }); break;
       case 1: Coordinates(&f->range.lo); break;
@@ -546,7 +579,7 @@ void Decoder::WeightObject(Weight* w) {
   static constexpr Keys<4> kKeys = {"lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "a weight object")) return;
   w->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kWeight, [&](int field) {
     switch (field) {
       case 0: Coordinates(&w->range.lo); break;
       case 1: Coordinates(&w->range.hi); break;
@@ -566,7 +599,7 @@ void Decoder::TileObject(Tile* t) {
   t->offset = reader_.offset();
   Range ifmap2;
   std::array<int64_t, 2> mtc{};
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kTile, [&](int field) {
     switch (field) {
       case 0: Coordinates(&t->ifmap.lo); break;
       case 1: Coordinates(&t->ifmap.hi); break;
@@ -587,8 +620,8 @@ void Decoder::TileObject(Tile* t) {
         break;
       }
       case 11: {
-        uint32_t layer;
-        Layer(&layer);
+        std::string_view layer;  // the workload's name (spec/gemini.md §2.2); not kept
+        String(&layer);
         break;
       }
       case 12: {
@@ -683,7 +716,7 @@ void Decoder::WorkloadObject(Workload* w) {
                                      "wl1_buffer"};
   if (!ExpectKind(JsonKind::kObject, "a workload object")) return;
   w->offset = reader_.offset();
-  const uint64_t seen = Fields(kKeys, [&](int field) {
+  const uint64_t seen = Fields(kKeys, ObjectKind::kWorkload, [&](int field) {
     switch (field) {
       case 0: Int(&w->id); break;
       case 1: Layer(&w->layer); break;
@@ -822,8 +855,8 @@ bool Decoder::Run() {
 
 }  // namespace
 
-bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir) {
-  Decoder decoder(text, limits, sink, ir);
+bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir, const InputBuffer* input) {
+  Decoder decoder(text, limits, sink, ir, input);
   return decoder.Run();
 }
 

@@ -11,8 +11,11 @@ namespace accelcheck::gemini {
 
 // False when the text could not be decoded to the end (a syntax error or a
 // limit): later phases must not run. Key and type problems are reported and
-// the decode goes on; callers gate on sink.blocking_count().
-bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir);
+// the decode goes on; callers gate on sink.blocking_count(). When `input`
+// holds `text` as a file mapping, the pages decoded are let go as the decoder
+// passes them, so memory stays near the size of the tables.
+bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
+              const InputBuffer* input = nullptr);
 
 // A cheap content test: a JSON object whose first key is one of the IR's
 // top-level keys, and that names "buffersize" and "top_batch_cut" early.

@@ -23,9 +23,9 @@ std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
 }
 
 std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context, const Frontend* frontend,
-                                    DiagnosticSink& sink) {
+                                    DiagnosticSink& sink, const InputBuffer* input) {
   Ir ir;
-  if (!DecodeIr(text, context.limits, sink, &ir)) return std::nullopt;
+  if (!DecodeIr(text, context.limits, sink, &ir, input)) return std::nullopt;
   // Type and key problems leave default values behind: no semantics on them.
   if (sink.blocking_count() == 0) {
     ValidateIr(ir, frontend, context.deadline, context.limits.time_budget_ms, sink);
@@ -48,14 +48,14 @@ class GeminiFormatImpl final : public Format {
 
   void Validate(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
     const auto frontend = LoadFrontend(context.companions, context.limits, sink);
-    DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink);
+    DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
   }
 
   // A summary per core: workloads with their layer, range, time, and the
   // transfers they read and write, plus the DRAM lists.
   nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
     Ir ir;
-    if (!DecodeIr(input.bytes(), context.limits, sink, &ir)) return nullptr;
+    if (!DecodeIr(input.bytes(), context.limits, sink, &ir, &input)) return nullptr;
     nlohmann::json out = {{"format", "gemini"},
                           {"buffersize", ir.buffersize},
                           {"top_batch_cut", ir.top_batch_cut},

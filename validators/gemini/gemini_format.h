@@ -21,6 +21,6 @@ std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
 // Decodes and validates; the decoded IR is returned when decoding succeeded
 // (the executors use it only when the sink holds no blocking diagnostic).
 std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context, const Frontend* frontend,
-                                    DiagnosticSink& sink);
+                                    DiagnosticSink& sink, const InputBuffer* input = nullptr);
 
 }  // namespace accelcheck::gemini

@@ -38,120 +38,46 @@ std::string PointerToken(std::string_view token) {
   return out;
 }
 
-JsonReader::JsonReader(ByteView text, uint64_t max_depth)
-    : text_(reinterpret_cast<const char*>(text.data())), size_(text.size()), max_depth_(max_depth) {}
-
-void JsonReader::SkipSpace() {
-  while (pos_ < size_) {
-    const char c = text_[pos_];
-    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
-    ++pos_;
-  }
-}
-
-bool JsonReader::Fail(Failure failure, std::string message) {
-  if (failure_ == Failure::kNone) {
-    failure_ = failure;
-    error_ = std::move(message);
-    error_offset_ = pos_;
-  }
-  return false;
-}
-
-std::string JsonReader::Pointer() const {
-  std::string out;
-  for (const Frame& frame : stack_) {
-    if (frame.first) break;  // no element read yet
-    out += '/';
-    out += frame.array ? std::to_string(frame.index) : PointerToken(frame.key);
-  }
-  return out;
-}
-
-JsonKind JsonReader::Peek() {
-  if (failed()) return JsonKind::kInvalid;
-  SkipSpace();
-  if (pos_ >= size_) return JsonKind::kInvalid;
-  switch (text_[pos_]) {
-    case '{': return JsonKind::kObject;
-    case '[': return JsonKind::kArray;
-    case '"': return JsonKind::kString;
-    case 't': return JsonKind::kTrue;
-    case 'f': return JsonKind::kFalse;
-    case 'n': return JsonKind::kNull;
-    default: break;
-  }
-  const char c = text_[pos_];
-  if (c == '-' || (c >= '0' && c <= '9')) return JsonKind::kNumber;
-  return JsonKind::kInvalid;
-}
-
-bool JsonReader::Expect(char c, std::string_view what) {
-  if (failed()) return false;
-  SkipSpace();
-  if (pos_ >= size_) return Fail(Failure::kSyntax, Str("the text ends where ", what, " was expected"));
-  if (text_[pos_] != c) {
-    return Fail(Failure::kSyntax,
-                Str("expected ", what, " at offset ", Hex(pos_), " but found ", Quoted(std::string_view(&text_[pos_], 1))));
-  }
-  ++pos_;
-  return true;
-}
-
-bool JsonReader::Push(bool array) {
-  if (stack_.size() >= max_depth_) {
-    return Fail(Failure::kDepth, Str("nesting deeper than --max-depth ", max_depth_));
-  }
-  stack_.push_back(Frame{array, true, 0, {}, {}});
-  return true;
-}
-
-bool JsonReader::BeginObject() { return Expect('{', "'{'") && Push(false); }
-bool JsonReader::BeginArray() { return Expect('[', "'['") && Push(true); }
-
-bool JsonReader::NextKey(std::string_view* key, uint64_t* key_offset) {
-  if (failed() || stack_.empty()) return false;
-  Frame& frame = stack_.back();
-  SkipSpace();
-  if (pos_ < size_ && text_[pos_] == '}') {
-    ++pos_;
-    stack_.pop_back();
-    if (!stack_.empty()) stack_.back().first = false;
-    return false;
-  }
-  if (!frame.first && !Expect(',', "',' or '}'")) return false;
-  SkipSpace();
-  *key_offset = pos_;
-  if (pos_ >= size_ || text_[pos_] != '"') {
-    return Fail(Failure::kSyntax, Str("expected a quoted key at offset ", Hex(pos_)));
-  }
-  if (!ScanString(&frame.key, &frame.key_storage)) return false;
-  if (!Expect(':', "':'")) return false;
-  if (!frame.first) ++frame.index;
-  frame.first = false;
-  *key = frame.key;
-  return true;
-}
-
-bool JsonReader::NextElement() {
-  if (failed() || stack_.empty()) return false;
-  Frame& frame = stack_.back();
-  SkipSpace();
-  if (pos_ < size_ && text_[pos_] == ']') {
-    ++pos_;
-    stack_.pop_back();
-    if (!stack_.empty()) stack_.back().first = false;
-    return false;
-  }
-  if (!frame.first) {
-    if (!Expect(',', "',' or ']'")) return false;
-    ++frame.index;
-  }
-  frame.first = false;
-  return true;
-}
-
 namespace {
+
+// Passed pages are released every kReleaseStep bytes, keeping the last
+// kReleaseKeep bytes resident (the object being decoded is usually in them).
+constexpr uint64_t kReleaseStep = uint64_t{8} << 20;
+constexpr uint64_t kReleaseKeep = uint64_t{1} << 20;
+
+constexpr std::array<JsonKind, 256> KindTable() {
+  std::array<JsonKind, 256> kinds{};
+  for (JsonKind& k : kinds) k = JsonKind::kInvalid;
+  kinds['{'] = JsonKind::kObject;
+  kinds['['] = JsonKind::kArray;
+  kinds['"'] = JsonKind::kString;
+  kinds['t'] = JsonKind::kTrue;
+  kinds['f'] = JsonKind::kFalse;
+  kinds['n'] = JsonKind::kNull;
+  kinds['-'] = JsonKind::kNumber;
+  for (int c = '0'; c <= '9'; ++c) kinds[c] = JsonKind::kNumber;
+  return kinds;
+}
+
+// The bytes that end the fast scan of a string: the closing quote, an escape,
+// and the control bytes RFC 8259 forbids inside strings.
+constexpr std::array<bool, 256> StringStopTable() {
+  std::array<bool, 256> stop{};
+  for (int c = 0; c < 0x20; ++c) stop[c] = true;
+  stop['"'] = true;
+  stop['\\'] = true;
+  return stop;
+}
+constexpr std::array<bool, 256> kStringStop = StringStopTable();
+
+// SWAR tests on eight bytes at once: a nonzero result when some byte is
+// below `n` (n <= 0x80) or equal to `c`.
+constexpr uint64_t kOnes = 0x0101010101010101ull;
+constexpr uint64_t kHighs = 0x8080808080808080ull;
+uint64_t BytesBelow(uint64_t word, uint8_t n) { return (word - kOnes * n) & ~word & kHighs; }
+uint64_t BytesEqual(uint64_t word, char c) { return BytesBelow(word ^ (kOnes * static_cast<uint8_t>(c)), 1); }
+
+bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -180,30 +106,142 @@ void AppendUtf8(std::string* out, uint32_t cp) {
 
 }  // namespace
 
-// A string without escapes is returned as a view of the text; one with
-// escapes is decoded into `storage`.
-bool JsonReader::ScanString(std::string_view* value, std::string* storage) {
-  const uint64_t start = ++pos_;  // after the opening quote
-  while (pos_ < size_) {
-    const char c = text_[pos_];
-    if (c == '"') {
-      *value = std::string_view(text_ + start, pos_ - start);
-      ++pos_;
-      return true;
-    }
-    if (c == '\\') break;
-    if (static_cast<unsigned char>(c) < 0x20) {
-      return Fail(Failure::kSyntax, Str("control byte ", Hex(static_cast<unsigned char>(c)), " inside a string at offset ", Hex(pos_)));
-    }
-    ++pos_;
+const std::array<JsonKind, 256> JsonReader::kKindOfByte = KindTable();
+
+JsonReader::JsonReader(ByteView text, uint64_t max_depth, const InputBuffer* input)
+    : text_(reinterpret_cast<const char*>(text.data())),
+      size_(text.size()),
+      max_depth_(max_depth),
+      input_(input != nullptr && input->mapped() ? input : nullptr),
+      release_at_(input_ != nullptr ? kReleaseStep : UINT64_MAX) {
+  stack_.reserve(32);
+}
+
+void JsonReader::ReleasePassed() {
+  input_->ReleaseBefore(pos_ - kReleaseKeep);
+  release_at_ = pos_ + kReleaseStep;
+}
+
+bool JsonReader::Fail(Failure failure, std::string message) {
+  if (failure_ == Failure::kNone) {
+    failure_ = failure;
+    error_ = std::move(message);
+    error_offset_ = pos_;
   }
-  if (pos_ >= size_) return Fail(Failure::kSyntax, Str("string starting at offset ", Hex(start - 1), " is not terminated"));
+  return false;
+}
+
+bool JsonReader::ExpectFailed(std::string_view what) {
+  if (pos_ >= size_) return Fail(Failure::kSyntax, Str("the text ends where ", what, " was expected"));
+  return Fail(Failure::kSyntax,
+              Str("expected ", what, " at offset ", Hex(pos_), " but found ", Quoted(std::string_view(&text_[pos_], 1))));
+}
+
+std::string JsonReader::Pointer() const {
+  std::string out;
+  for (const Frame& frame : stack_) {
+    if (frame.first) break;  // no element read yet
+    out += '/';
+    out += frame.array ? std::to_string(frame.index) : PointerToken(frame.Key());
+  }
+  return out;
+}
+
+bool JsonReader::Push(bool array) {
+  if (stack_.size() >= max_depth_) {
+    return Fail(Failure::kDepth, Str("nesting deeper than --max-depth ", max_depth_));
+  }
+  stack_.push_back(Frame{array, true, false, 0, {}, {}});
+  return true;
+}
+
+void JsonReader::Pop() {
+  ++pos_;
+  stack_.pop_back();
+  if (!stack_.empty()) stack_.back().first = false;
+}
+
+bool JsonReader::NextKey(std::string_view* key, uint64_t* key_offset, std::string_view expected) {
+  if (failed() || stack_.empty()) return false;
+  Frame& frame = stack_.back();
+  SkipSpace();
+  if (pos_ < size_ && text_[pos_] == '}') {
+    Pop();
+    return false;
+  }
+  if (!frame.first && !Expect(',', "',' or '}'")) return false;
+  SkipSpace();
+  *key_offset = pos_;
+  if (pos_ >= size_ || text_[pos_] != '"') {
+    return Fail(Failure::kSyntax, Str("expected a quoted key at offset ", Hex(pos_)));
+  }
+  const uint64_t length = expected.size();
+  if (length != 0 && size_ - pos_ > length + 1 && text_[pos_ + 1 + length] == '"' &&
+      std::memcmp(text_ + pos_ + 1, expected.data(), length) == 0) {
+    frame.key = std::string_view(text_ + pos_ + 1, length);
+    frame.key_escaped = false;
+    pos_ += length + 2;
+    *key = expected;
+  } else if (ScanString(&frame.key, &frame.key_storage, &frame.key_escaped)) {
+    *key = frame.Key();
+  } else {
+    return false;
+  }
+  if (!Expect(':', "':'")) return false;
+  if (!frame.first) ++frame.index;
+  frame.first = false;
+  return true;
+}
+
+bool JsonReader::NextElement() {
+  if (failed() || stack_.empty()) return false;
+  if (pos_ >= release_at_) ReleasePassed();
+  Frame& frame = stack_.back();
+  SkipSpace();
+  if (pos_ < size_ && text_[pos_] == ']') {
+    Pop();
+    return false;
+  }
+  if (!frame.first) {
+    if (!Expect(',', "',' or ']'")) return false;
+    ++frame.index;
+  }
+  frame.first = false;
+  return true;
+}
+
+// A string without escapes is returned as a view of the text; one with
+// escapes is decoded into `storage` (and `*escaped` set).
+bool JsonReader::ScanString(std::string_view* value, std::string* storage, bool* escaped) {
+  const uint64_t start = ++pos_;  // after the opening quote
+  // Eight bytes at a time while none of them can end the fast scan.
+  while (size_ - pos_ >= 8) {
+    uint64_t word;
+    std::memcpy(&word, text_ + pos_, 8);
+    const uint64_t stops = BytesBelow(word, 0x20) | BytesEqual(word, '"') | BytesEqual(word, '\\');
+    if (stops != 0) break;
+    pos_ += 8;
+  }
+  while (pos_ < size_ && !kStringStop[static_cast<unsigned char>(text_[pos_])]) ++pos_;
+  if (pos_ < size_ && text_[pos_] == '"') {
+    *value = std::string_view(text_ + start, pos_ - start);
+    *escaped = false;
+    ++pos_;
+    return true;
+  }
+  if (!ScanEscapedString(start, storage)) return false;
+  *value = *storage;
+  *escaped = true;
+  return true;
+}
+
+// Continues a string at the first byte the fast scan stopped at.
+bool JsonReader::ScanEscapedString(uint64_t start, std::string* storage) {
   storage->assign(text_ + start, pos_ - start);
   while (pos_ < size_) {
     const char c = text_[pos_];
     if (c == '"') {
       ++pos_;
-      *value = *storage;
       return true;
     }
     if (static_cast<unsigned char>(c) < 0x20) {
@@ -249,12 +287,113 @@ bool JsonReader::ReadString(std::string_view* value) {
   if (failed()) return false;
   SkipSpace();
   if (pos_ >= size_ || text_[pos_] != '"') return Fail(Failure::kSyntax, Str("expected a string at offset ", Hex(pos_)));
-  return ScanString(value, &scratch_);
+  bool escaped;
+  return ScanString(value, &scratch_, &escaped);
+}
+
+bool JsonReader::TryReadInt(int64_t* value) {
+  if (failed()) return false;
+  SkipSpace();
+  return ScanSmallInt(&pos_, value);
+}
+
+bool JsonReader::TryReadInts(int64_t* values, size_t count) {
+  if (failed()) return false;
+  SkipSpace();
+  uint64_t p = pos_;
+  if (p >= size_ || text_[p] != '[') return false;
+  p = SkipSpaceAt(p + 1);
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0) {
+      if (p >= size_ || text_[p] != ',') return false;
+      p = SkipSpaceAt(p + 1);
+    }
+    if (!ScanSmallInt(&p, &values[i])) return false;
+    p = SkipSpaceAt(p);
+  }
+  if (p >= size_ || text_[p] != ']') return false;
+  pos_ = p + 1;
+  return true;
+}
+
+bool JsonReader::TryReadIntList(std::vector<int64_t>* values) {
+  if (failed()) return false;
+  SkipSpace();
+  uint64_t p = pos_;
+  if (p >= size_ || text_[p] != '[') return false;
+  const size_t before = values->size();
+  p = SkipSpaceAt(p + 1);
+  if (p < size_ && text_[p] == ']') {
+    pos_ = p + 1;
+    return true;
+  }
+  while (true) {
+    int64_t value;
+    if (!ScanSmallInt(&p, &value)) break;
+    values->push_back(value);
+    p = SkipSpaceAt(p);
+    if (p < size_ && text_[p] == ']') {
+      pos_ = p + 1;
+      return true;
+    }
+    if (p >= size_ || text_[p] != ',') break;
+    p = SkipSpaceAt(p + 1);
+  }
+  values->resize(before);
+  return false;
+}
+
+bool JsonReader::ScanShortDecimal(double* value) {
+  static constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  uint64_t p = pos_;
+  const bool negative = p < size_ && text_[p] == '-';
+  if (negative) ++p;
+  const uint64_t digits = p;
+  uint64_t mantissa = 0;
+  uint64_t point = 0;  // the offset of '.', 0 when none was seen
+  for (; p < size_ && p - digits < 16; ++p) {
+    const char c = text_[p];
+    if (static_cast<unsigned char>(c - '0') < 10) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(c - '0');
+    } else if (c == '.' && point == 0 && p > digits) {
+      point = p;
+    } else {
+      break;
+    }
+  }
+  // The general path handles what this does not: no digits after the point,
+  // a leading zero before other digits, an exponent, 16 or more characters.
+  if (point == 0 || p == point + 1 || p - digits >= 16) return false;
+  if (text_[digits] == '0' && point != digits + 1) return false;
+  if (p < size_ && (static_cast<unsigned char>(text_[p] - '0') < 10 || text_[p] == 'e' || text_[p] == 'E' || text_[p] == '.')) {
+    return false;
+  }
+  const double magnitude = static_cast<double>(mantissa) / kPowersOfTen[p - point - 1];
+  *value = negative ? -magnitude : magnitude;
+  pos_ = p;
+  return true;
 }
 
 bool JsonReader::ReadNumber(JsonNumber* value) {
   if (failed()) return false;
   SkipSpace();
+  int64_t integer;
+  if (!ScanSmallInt(&pos_, &integer)) {
+    if (!ScanShortDecimal(&value->real)) return ReadNumberSlow(value);
+    value->integral = false;
+    value->fits = true;
+    value->integer = 0;
+    return true;
+  }
+  value->integral = true;
+  value->fits = true;
+  value->integer = integer;
+  value->real = static_cast<double>(integer);
+  return true;
+}
+
+bool JsonReader::ReadNumberSlow(JsonNumber* value) {
   const uint64_t start = pos_;
   bool negative = false;
   if (pos_ < size_ && text_[pos_] == '-') {
@@ -265,7 +404,7 @@ bool JsonReader::ReadNumber(JsonNumber* value) {
   // Accumulate as a negative number so that INT64_MIN fits.
   int64_t acc = 0;
   bool fits = true;
-  while (pos_ < size_ && text_[pos_] >= '0' && text_[pos_] <= '9') {
+  while (pos_ < size_ && IsDigit(text_[pos_])) {
     const int d = text_[pos_] - '0';
     if (fits && (__builtin_mul_overflow(acc, 10, &acc) || __builtin_sub_overflow(acc, d, &acc))) fits = false;
     ++pos_;
@@ -276,7 +415,7 @@ bool JsonReader::ReadNumber(JsonNumber* value) {
   if (pos_ < size_ && text_[pos_] == '.') {
     integral = false;
     const uint64_t frac = ++pos_;
-    while (pos_ < size_ && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+    while (pos_ < size_ && IsDigit(text_[pos_])) ++pos_;
     if (pos_ == frac) return Fail(Failure::kSyntax, Str("expected a digit after '.' at offset ", Hex(pos_)));
   }
   if (pos_ < size_ && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
@@ -284,7 +423,7 @@ bool JsonReader::ReadNumber(JsonNumber* value) {
     ++pos_;
     if (pos_ < size_ && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
     const uint64_t exp = pos_;
-    while (pos_ < size_ && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+    while (pos_ < size_ && IsDigit(text_[pos_])) ++pos_;
     if (pos_ == exp) return Fail(Failure::kSyntax, Str("expected an exponent digit at offset ", Hex(pos_)));
   }
   value->integral = integral;

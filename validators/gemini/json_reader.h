@@ -4,10 +4,11 @@
 // of the current position, for diagnostics.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <deque>
+#include <vector>
 
 #include "validators/core/bytes.h"
 
@@ -29,22 +30,41 @@ class JsonReader {
  public:
   enum class Failure : uint8_t { kNone, kSyntax, kDepth };
 
-  JsonReader(ByteView text, uint64_t max_depth);
+  // `input`, when given, holds `text`: the reader lets it drop the pages it
+  // has passed (InputBuffer::ReleaseBefore), so a mapped file of any size is
+  // decoded without staying resident. Views the reader handed out stay valid.
+  JsonReader(ByteView text, uint64_t max_depth, const InputBuffer* input = nullptr);
 
   // The kind of the next value; kInvalid after a failure or at a byte that
   // starts no value (the next read reports the syntax error).
-  JsonKind Peek();
+  JsonKind Peek() {
+    if (failed()) return JsonKind::kInvalid;
+    SkipSpace();
+    return pos_ < size_ ? kKindOfByte[static_cast<unsigned char>(text_[pos_])] : JsonKind::kInvalid;
+  }
   // The offset of the next value (after Peek) or of the last token read.
   uint64_t offset() const { return pos_; }
 
   // Objects: BeginObject() consumes '{'; NextKey() returns each key (valid
   // until the next call) and false at the closing '}'.
-  bool BeginObject();
-  bool NextKey(std::string_view* key, uint64_t* key_offset);
+  // `expected`, when given, is the key the caller expects next: written
+  // exactly so (no escapes), it is recognised without scanning the string,
+  // and `*key` is then `expected` itself (the same view).
+  bool BeginObject() { return Expect('{', "'{'") && Push(false); }
+  bool NextKey(std::string_view* key, uint64_t* key_offset, std::string_view expected = {});
   // Arrays: BeginArray() consumes '['; NextElement() is true before each
   // element and false at the closing ']'.
-  bool BeginArray();
+  bool BeginArray() { return Expect('[', "'['") && Push(true); }
   bool NextElement();
+
+  // Fast paths for the bulk of a schedule, integers and short integer lists.
+  // Each reads its value and returns true, or returns false having consumed
+  // nothing when the value is anything else (another kind, a fraction, 18 or
+  // more digits, another element count, a syntax problem): the caller then
+  // reads it the general way, which reports what is wrong.
+  bool TryReadInt(int64_t* value);
+  bool TryReadInts(int64_t* values, size_t count);  // exactly `count` integers
+  bool TryReadIntList(std::vector<int64_t>* values);  // appends any number
 
   bool ReadString(std::string_view* value);  // valid until the next call
   bool ReadNumber(JsonNumber* value);
@@ -66,22 +86,76 @@ class JsonReader {
   struct Frame {
     bool array;
     bool first;
+    bool key_escaped;  // the key is in key_storage, not a view of the text
     uint64_t index;
-    std::string_view key;  // into the text, or into key_storage when escaped
+    std::string_view key;
     std::string key_storage;
+    std::string_view Key() const { return key_escaped ? std::string_view(key_storage) : key; }
   };
-  void SkipSpace();
+  static const std::array<JsonKind, 256> kKindOfByte;
+
+  static bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  // Bytes above ' ' are never whitespace: one test for compact text.
+  void SkipSpace() { pos_ = SkipSpaceAt(pos_); }
+  uint64_t SkipSpaceAt(uint64_t p) const {
+    if (p < size_ && static_cast<unsigned char>(text_[p]) > ' ') return p;
+    while (p < size_ && IsSpace(text_[p])) ++p;
+    return p;
+  }
   bool Fail(Failure failure, std::string message);
-  bool Expect(char c, std::string_view what);
+  bool Expect(char c, std::string_view what) {
+    if (failed()) return false;
+    SkipSpace();
+    if (pos_ < size_ && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return ExpectFailed(what);
+  }
+  bool ExpectFailed(std::string_view what);
   bool Push(bool array);
-  bool ScanString(std::string_view* value, std::string* storage);
+  void Pop();
+  bool ScanString(std::string_view* value, std::string* storage, bool* escaped);
+  bool ScanEscapedString(uint64_t start, std::string* storage);
+  bool ReadNumberSlow(JsonNumber* value);
+  // A decimal "123.45" whose digits fit in 2^53 with at most 22 after the
+  // point: one division by an exact power of ten rounds it correctly
+  // (Clinger's fast path), as strtod would.
+  bool ScanShortDecimal(double* value);
+  // An integer of at most 17 digits at `*at`, advancing it; false otherwise
+  // (a leading zero, a fraction, an exponent or more digits are left to the
+  // general path).
+  bool ScanSmallInt(uint64_t* at, int64_t* value) const {
+    uint64_t p = *at;
+    const bool negative = p < size_ && text_[p] == '-';
+    if (negative) ++p;
+    const uint64_t digits = p;
+    const uint64_t end = size_ - p > 18 ? p + 18 : size_;
+    uint64_t magnitude = 0;
+    while (p < end && static_cast<unsigned char>(text_[p] - '0') < 10) {
+      magnitude = magnitude * 10 + static_cast<uint64_t>(text_[p] - '0');
+      ++p;
+    }
+    const uint64_t count = p - digits;
+    if (count == 0 || count == 18 || (count > 1 && text_[digits] == '0')) return false;
+    if (p < size_) {
+      const char next = text_[p];
+      if (next == '.' || (next | 0x20) == 'e') return false;
+    }
+    *value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+    *at = p;
+    return true;
+  }
   bool ScanLiteral(std::string_view literal);
+  void ReleasePassed();
 
   const char* text_;
   uint64_t size_;
   uint64_t pos_ = 0;
   uint64_t max_depth_;
-  std::deque<Frame> stack_;  // deque: a frame's key storage never moves
+  const InputBuffer* input_;
+  uint64_t release_at_;  // the offset at which passed pages are next released
+  std::vector<Frame> stack_;
   std::string scratch_;
   Failure failure_ = Failure::kNone;
   std::string error_;

@@ -7,12 +7,14 @@
 namespace accelcheck::gemini {
 
 uint32_t LayerTable::Intern(std::string_view name) {
+  // Runs of objects name the same layer: the last one answers most lookups.
+  if (last_ != kNoLayer && (*names_)[last_] == name) return last_;
   const auto it = index_.find(name);
-  if (it != index_.end()) return it->second;
+  if (it != index_.end()) return last_ = it->second;
   const auto id = static_cast<uint32_t>(names_->size());
   names_->emplace_back(name);
   index_.emplace(std::string(name), id);
-  return id;
+  return last_ = id;
 }
 
 int64_t Extent(const Range& r, int d) { return r.hi[d] - r.lo[d] + 1; }

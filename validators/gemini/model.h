@@ -195,6 +195,7 @@ class LayerTable {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::vector<std::string>* names_;
+  uint32_t last_ = kNoLayer;
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;
 };
 

@@ -358,7 +358,10 @@ std::string_view AsText(ByteView bytes) {
 }  // namespace
 
 bool LooksLikeTensilJson(ByteView bytes) {
-  const std::string_view text = AsText(bytes);
+  // Manifests and architectures are a few KB with their keys near the top:
+  // looking further would make detection scan every large JSON document.
+  constexpr size_t kHead = size_t{64} << 10;
+  const std::string_view text = AsText(bytes).substr(0, kHead);
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] != '{') return false;
   return text.find("\"array_size\"") != std::string_view::npos &&
