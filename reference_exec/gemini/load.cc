@@ -29,7 +29,7 @@ std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& 
     loaded.frontend = LoadFrontend(context.companions, limits, sink);
     if (!loaded.frontend) return std::nullopt;
   }
-  auto ir = DecodeAndValidate(buffer->bytes(), context, loaded.frontend ? &*loaded.frontend : nullptr, sink);
+  auto ir = DecodeAndValidate(buffer->bytes(), context, loaded.frontend ? &*loaded.frontend : nullptr, sink, &*buffer);
   if (!ir || sink.blocking_count() != 0) return std::nullopt;
   loaded.ir = std::move(*ir);
   return loaded;
