@@ -108,10 +108,12 @@ namespace {
 // lanes j in order, out_k = mac(x_j, W[j+1][k], out_k). `lanes` lists the j
 // to compute: all of them, or for fixed-point types those whose weight row
 // is not zero; a zero x_j is skipped there too (Fixed::kZeroProductKeepsSum).
+// With Accumulate, `sum` (an accumulator row) becomes plus(sum, out).
 // Returns the number of input lanes computed.
 template <class A>
 [[gnu::always_inline]] inline uint64_t MatMulRowOf(const Scalar* __restrict weights, std::span<const uint32_t> lanes,
-                                                   const Scalar* __restrict x, Scalar* __restrict out, uint64_t n) {
+                                                   const Scalar* __restrict x, Scalar* __restrict out,
+                                                   Scalar* __restrict sum, uint64_t n) {
   std::copy_n(weights, n, out);
   uint64_t computed = 0;
   for (const uint32_t j : lanes) {
@@ -120,6 +122,9 @@ template <class A>
     const Scalar* __restrict w = weights + (j + 1) * n;
     for (uint64_t k = 0; k < n; ++k) out[k] = A::Mac(xj, w[k], out[k]);
     ++computed;
+  }
+  if (sum != nullptr) {
+    for (uint64_t k = 0; k < n; ++k) sum[k] = A::Plus(sum[k], out[k]);
   }
   return computed;
 }
@@ -135,8 +140,8 @@ template <class A>
 #endif
 #define TENSIL_MATMUL_ROW(A)                                                                                   \
   TENSIL_LANE_CLONES uint64_t MatMulRow(A, const Scalar* weights, std::span<const uint32_t> lanes, const Scalar* x, \
-                                        Scalar* out, uint64_t n) {                                             \
-    return MatMulRowOf<A>(weights, lanes, x, out, n);                                                          \
+                                        Scalar* out, Scalar* sum, uint64_t n) {                                \
+    return MatMulRowOf<A>(weights, lanes, x, out, sum, n);                                                     \
   }
 TENSIL_MATMUL_ROW(Fp8bp4)
 TENSIL_MATMUL_ROW(Fp16bp8)
@@ -182,11 +187,9 @@ class Executor final : public Machine::Impl {
       const Scalar* x = (flags & kMatMulZeroes) ? zeros.data() : local.Row(At(f.address0, i, f.stride0));
       Scalar* row = acc.Row(At(f.address1, i, f.stride1));
       if (flags & kMatMulAccumulate) {
-        Scalar* y = scratch_.data();
-        computed += MatMulRow(A{}, weights.data(), lanes_, x, y, n);
-        for (uint64_t k = 0; k < n; ++k) row[k] = A::Plus(row[k], y[k]);
+        computed += MatMulRow(A{}, weights.data(), lanes_, x, scratch_.data(), row, n);
       } else {
-        computed += MatMulRow(A{}, weights.data(), lanes_, x, row, n);
+        computed += MatMulRow(A{}, weights.data(), lanes_, x, row, nullptr, n);
       }
     }
     stats->macs += (f.size + 1) * n * n;
