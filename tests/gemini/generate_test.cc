@@ -4,6 +4,7 @@
 // byte-addressed L2; any single structural mutation is caught by the
 // validator or shows up as a mismatch in the executor.
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/simulate.h"
 #include "validators/gemini/decode.h"
+#include "validators/core/text.h"
 #include "validators/gemini/gemini_format.h"
 #include "tests/support/describe.h"
 
@@ -92,6 +94,43 @@ TEST(GeminiGenerate, ExampleSchedule) {
   EXPECT_FALSE(Execute(*ir, frontend, ExecuteOptions{}).first_mismatch);
 }
 
+// I-B8, checked here as well as by the validator: on each core, a transfer
+// read by several workloads (the residual of an add) stays in one tensor, at
+// one address, in every snapshot from its first reader through its last.
+std::optional<std::string> SplitResidual(const Ir& ir) {
+  for (const Core& core : ir.cores) {
+    std::map<int64_t, std::pair<size_t, size_t>> readers;  // transfer -> first, last position
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
+      for (const Ifmap& f : core.workloads[i].ifmaps) {
+        for (const int64_t id : f.transfer_ids) readers.try_emplace(id, i, i).first->second.second = i;
+      }
+    }
+    for (const auto& [id, span] : readers) {
+      std::optional<std::pair<int64_t, int64_t>> holder;  // tensor_id, address
+      for (size_t i = span.first; i <= span.second; ++i) {
+        const Workload& w = core.workloads[i];
+        std::vector<std::pair<int64_t, int64_t>> carriers;
+        for (const BufferEntry& e : w.buffer) {
+          if (std::find(e.transfer_ids.begin(), e.transfer_ids.end(), id) != e.transfer_ids.end()) {
+            carriers.emplace_back(e.tensor_id, e.address);
+          }
+        }
+        if (carriers.size() != 1) {
+          return Str("core ", core.id, " workload ", w.id, ": transfer ", id, " is held by ", carriers.size(),
+                     " tensors; expected 1");
+        }
+        if (holder && *holder != carriers[0]) {
+          return Str("core ", core.id, " workload ", w.id, ": transfer ", id, " is held by tensor ", carriers[0].first,
+                     " at ", carriers[0].second, "; expected tensor ", holder->first, " at ", holder->second,
+                     " as in the snapshot before");
+        }
+        holder = carriers[0];
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 ExecuteOptions L2Options(uint64_t seed) {
   ExecuteOptions options{seed};
   options.l2_addressed = true;
@@ -107,6 +146,7 @@ void ExpectConforms(const Generated& generated, uint64_t seed) {
   const auto ir = DecodeAndValidate(View(generated.ir), ValidateContext{}, &*frontend, sink);
   ASSERT_TRUE(ir);
   EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+  EXPECT_EQ(SplitResidual(*ir), std::nullopt);
   EXPECT_FALSE(Simulate(*ir, SimulateOptions{}).deadlock);
   for (const ExecuteOptions& options : {ExecuteOptions{seed}, L2Options(seed)}) {
     const Execution run = Execute(*ir, *frontend, options);
@@ -130,6 +170,58 @@ TEST(GeminiGenerate, DescribedNetwork) {
     EXPECT_NE(generated->frontend.find("\"operation\":\"max_pool2d\""), std::string::npos);
     EXPECT_NE(generated->frontend.find("\"operation\":\"dense\""), std::string::npos);
     ExpectConforms(*generated, 3);
+  }
+}
+
+// Networks of each kind alone and in the combinations that keep a tensor
+// live across workloads (an add after an add re-reads the conv before both).
+TEST(GeminiGenerate, EachLayerKindConforms) {
+  for (const char* description : {"pool", "avgpool,pool", "fc", "conv,fc", "pool,fc", "conv,conv,add", "conv,pool,add,add",
+                                  "conv,conv,add,conv,add,fc"}) {
+    std::string error;
+    const auto kinds = ParseLayers(description, &error);
+    ASSERT_TRUE(kinds) << description << ": " << error;
+    for (const auto& [x, y] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{3, 2}}) {
+      SCOPED_TRACE(Str(description, " on ", x, "x", y));
+      GenerateOptions o;
+      o.kinds = *kinds;
+      o.mesh_x = x;
+      o.mesh_y = y;
+      o.batch = 2;
+      o.channels = 5;
+      o.height = 9;
+      o.width = 4;
+      o.tiles = 3;
+      const auto generated = Generate(o);
+      ASSERT_TRUE(generated);
+      ExpectConforms(*generated, 11);
+    }
+  }
+}
+
+// The residual of an add is not re-sent: the add's snapshot keeps the tensor
+// its input layer read, and marks it as read again.
+TEST(GeminiGenerate, ResidualIsKeptNotReloaded) {
+  GenerateOptions o;
+  o.kinds = {LayerKind::kConv, LayerKind::kConv, LayerKind::kAdd};
+  o.mesh_x = 2;
+  const auto generated = Generate(o);
+  ASSERT_TRUE(generated);
+  const json ir = json::parse(generated->ir);
+  for (const char* core : {"0", "1"}) {
+    const json& conv = ir[core][1];
+    const json& add = ir[core][2];
+    const json* kept = nullptr;
+    for (const json& entry : add["buffer"]) {
+      if (!entry.value("newly_added", true)) kept = &entry;
+    }
+    ASSERT_NE(kept, nullptr) << "core " << core;
+    EXPECT_TRUE(kept->value("cur_wl_ifmap", false));
+    bool held_before = false;
+    for (const json& entry : conv["buffer"]) {
+      held_before |= entry["tensor_id"] == (*kept)["tensor_id"] && entry["address"] == (*kept)["address"];
+    }
+    EXPECT_TRUE(held_before) << "core " << core;
   }
 }
 
@@ -177,6 +269,7 @@ RC_GTEST_PROP(GeminiGenerate, GeneratedSchedulesConform, ()) {
   const auto ir = ValidateStrict(generated->ir, frontend, sink);
   RC_ASSERT(ir.has_value());
   if (!sink.diagnostics().empty()) RC_FAIL(Describe(sink));
+  if (const auto split = SplitResidual(*ir)) RC_FAIL(*split);
   RC_ASSERT(!Simulate(*ir, SimulateOptions{}).deadlock.has_value());
   RC_ASSERT(!Execute(*ir, frontend, ExecuteOptions{options.seed}).first_mismatch.has_value());
   RC_ASSERT(!Execute(*ir, frontend, L2Options(options.seed)).first_mismatch.has_value());
@@ -200,6 +293,7 @@ RC_GTEST_PROP(GeminiGenerate, MixedNetworksConform, ()) {
   const auto ir = ValidateStrict(generated->ir, frontend, sink);
   RC_ASSERT(ir.has_value());
   if (!sink.diagnostics().empty()) RC_FAIL(Describe(sink));
+  if (const auto split = SplitResidual(*ir)) RC_FAIL(*split);
   RC_ASSERT(!Simulate(*ir, SimulateOptions{}).deadlock.has_value());
   for (const ExecuteOptions& run_options : {ExecuteOptions{options.seed}, L2Options(options.seed)}) {
     const Execution run = Execute(*ir, frontend, run_options);
