@@ -1,6 +1,7 @@
 #include "reference_exec/tensil/emulator.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -110,23 +111,44 @@ namespace {
 // is not zero; a zero x_j is skipped there too (Fixed::kZeroProductKeepsSum).
 // With Accumulate, `sum` (an accumulator row) becomes plus(sum, out).
 // Returns the number of input lanes computed.
-template <class A>
+//
+// kN is N when known at compile time (0 otherwise): the row then lives in
+// registers across the input lanes instead of going through memory.
+template <class A, uint64_t kN>
 [[gnu::always_inline]] inline uint64_t MatMulRowOf(const Scalar* __restrict weights, std::span<const uint32_t> lanes,
                                                    const Scalar* __restrict x, Scalar* __restrict out,
-                                                   Scalar* __restrict sum, uint64_t n) {
-  std::copy_n(weights, n, out);
+                                                   Scalar* __restrict sum, uint64_t runtime_n) {
+  const uint64_t n = kN != 0 ? kN : runtime_n;
+  std::array<Scalar, kN != 0 ? kN : 1> registers;
+  Scalar* __restrict y = kN != 0 ? registers.data() : out;
+  std::copy_n(weights, n, y);
   uint64_t computed = 0;
   for (const uint32_t j : lanes) {
     const Scalar xj = x[j];
     if (A::kZeroProductKeepsSum && xj == 0) continue;
     const Scalar* __restrict w = weights + (j + 1) * n;
-    for (uint64_t k = 0; k < n; ++k) out[k] = A::Mac(xj, w[k], out[k]);
+    for (uint64_t k = 0; k < n; ++k) y[k] = A::Mac(xj, w[k], y[k]);
     ++computed;
   }
   if (sum != nullptr) {
-    for (uint64_t k = 0; k < n; ++k) sum[k] = A::Plus(sum[k], out[k]);
+    for (uint64_t k = 0; k < n; ++k) sum[k] = A::Plus(sum[k], y[k]);
+  } else if (kN != 0) {
+    std::copy_n(y, n, out);
   }
   return computed;
+}
+
+// The array sizes of the shipped architectures (spec/tensil.md §1) get a
+// loop of their own.
+template <class A>
+[[gnu::always_inline]] inline uint64_t MatMulRowAnyN(const Scalar* weights, std::span<const uint32_t> lanes,
+                                                     const Scalar* x, Scalar* out, Scalar* sum, uint64_t n) {
+  switch (n) {
+    case 8: return MatMulRowOf<A, 8>(weights, lanes, x, out, sum, n);
+    case 16: return MatMulRowOf<A, 16>(weights, lanes, x, out, sum, n);
+    case 32: return MatMulRowOf<A, 32>(weights, lanes, x, out, sum, n);
+    default: return MatMulRowOf<A, 0>(weights, lanes, x, out, sum, n);
+  }
 }
 
 // The lane loop is the emulator's hot path: on x86-64 it is cloned per
@@ -141,7 +163,7 @@ template <class A>
 #define TENSIL_MATMUL_ROW(A)                                                                                   \
   TENSIL_LANE_CLONES uint64_t MatMulRow(A, const Scalar* weights, std::span<const uint32_t> lanes, const Scalar* x, \
                                         Scalar* out, Scalar* sum, uint64_t n) {                                \
-    return MatMulRowOf<A>(weights, lanes, x, out, sum, n);                                                     \
+    return MatMulRowAnyN<A>(weights, lanes, x, out, sum, n);                                                   \
   }
 TENSIL_MATMUL_ROW(Fp8bp4)
 TENSIL_MATMUL_ROW(Fp16bp8)
