@@ -422,9 +422,10 @@ void Scheduler::WriteWorkload(std::ostream& out, CorePlan& plan, size_t position
     });
     const Tensor& t = plan.tensors[*holder];
     std::string ids;
-    if (operands[j] < 0) ids = Str(input_[static_cast<size_t>(w.core)][0]);
-    for (const Work* p : operands[j] < 0 ? std::vector<const Work*>{} : Producers(operands[j], need)) {
-      ids += Str(ids.empty() ? "" : ",", p->ofmap_transfer);
+    if (operands[j] < 0) {
+      ids = Str(input_[static_cast<size_t>(w.core)][0]);
+    } else {
+      for (const Work* p : Producers(operands[j], need)) ids += Str(ids.empty() ? "" : ",", p->ofmap_transfer);
     }
     out << (j ? "," : "") << "{\"align\":8,\"bitwidth\":8,\"lower\":" << Box(0, 0, need.lo - t.rows.lo, 0)
         << ",\"upper\":" << Box(n1, in_c1, need.hi - t.rows.lo, in_w1) << ",\"size\":" << InBytes(l, need.hi - need.lo + 1)

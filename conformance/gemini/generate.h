@@ -6,6 +6,10 @@
 // neighbours whose rows its receptive field touches (merged tensors,
 // spec/gemini.md §2.3). The fully-connected layer is a global average pool
 // and a dense layer on core 0, as the real resnet files spell it (§1).
+// Each core's L2 tensors are planned over its whole run of snapshots: an
+// input merges what every reader on the core needs and lives from its first
+// reader through its last with one tensor_id and address (I-B4, I-B8), and
+// entering tensors take the lowest gap the live ones leave (I-B2).
 // Deterministic per seed; written as text, so it scales to files of
 // hundreds of MB without a DOM.
 #pragma once

@@ -87,6 +87,7 @@ int RunGenerateGemini(const Args& args) {
     options.mesh_y = static_cast<int>(*my);
   }
   options.mixed = parsed->Has("mixed");
+  if (options.mixed && !parsed->Has("random")) return UsageError(spec, "--mixed picks the layer kinds with --random");
   if (parsed->Has("random")) options = gemini::RandomizeOptions(options, options.seed);
   const std::string frontend_path =
       std::filesystem::path(*out_path).replace_extension("").string() + ".frontend.json";
