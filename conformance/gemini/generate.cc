@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -12,6 +13,15 @@ namespace accelcheck::gemini {
 namespace {
 
 int64_t Align8(int64_t v) { return (v + 7) / 8 * 8; }
+
+// The product of option values, or nullopt when it overflows.
+std::optional<int64_t> CheckedProduct(std::initializer_list<int64_t> factors) {
+  int64_t product = 1;
+  for (const int64_t f : factors) {
+    if (__builtin_mul_overflow(product, f, &product)) return std::nullopt;
+  }
+  return product;
+}
 
 struct Rows {
   int64_t lo, hi;  // inclusive
@@ -267,6 +277,13 @@ std::optional<std::string> Scheduler::Plan() {
     if (o_.kinds[i] == LayerKind::kFc && i + 1 != o_.kinds.size()) return "fc must be the last layer";
   }
   if (o_.height < cores_) return Str("height ", o_.height, " gives fewer rows than the ", cores_, " cores");
+  // Every size below is at most a whole layer output or a 3x3 weight (9
+  // bytes per channel pair, 32 per output channel); with a factor 4 of
+  // headroom for the sums of sizes and addresses, none of them overflows.
+  if (!CheckedProduct({o_.batch, Align8(o_.channels), o_.height, o_.width, 4}) ||
+      !CheckedProduct({o_.channels, Align8(o_.channels), 9 + 32, 4})) {
+    return Str("a layer of ", o_.batch, "x", o_.channels, "x", o_.height, "x", o_.width, " overflows 64-bit sizes");
+  }
   BuildLayers();
   for (const Layer& l : layers_) {
     if (l.op == Op::kAdd && l.residual < 0) return "an add needs two layers before it";

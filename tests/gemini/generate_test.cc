@@ -260,6 +260,18 @@ TEST(GeminiGenerate, TooSmallABufferIsRefused) {
   EXPECT_TRUE(GenerateIr(o, ir, frontend).has_value());
 }
 
+TEST(GeminiGenerate, SizesThatOverflowAreRefused) {
+  GenerateOptions o;
+  o.batch = int64_t{1} << 40;
+  o.channels = int64_t{1} << 40;
+  o.buffer = int64_t{1} << 40;
+  std::ostringstream ir, frontend;
+  const auto problem = GenerateIr(o, ir, frontend);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("overflows"), std::string::npos) << *problem;
+  EXPECT_TRUE(ir.str().empty());
+}
+
 RC_GTEST_PROP(GeminiGenerate, GeneratedSchedulesConform, ()) {
   const GenerateOptions options = ArbitraryOptions();
   const auto generated = Generate(options);
