@@ -94,6 +94,7 @@ class Decoder {
 
   JsonReader reader_;
   std::array<KeyOrder, static_cast<size_t>(ObjectKind::kCount)> key_orders_{};
+  std::vector<Tile> tile_scratch_;
   DiagnosticSink& sink_;
   Ir& ir_;
   LayerTable layers_;
@@ -647,6 +648,9 @@ void Decoder::TileObject(Tile* t) {
 void Decoder::TileInfo(std::vector<Tile>* tiles) {
   if (!ExpectKind(JsonKind::kObject, "the tile_info object")) return;
   const uint64_t at = reader_.offset();
+  // Tiles are read into a scratch list kept across workloads, then moved
+  // into place in order: one allocation per workload.
+  tile_scratch_.clear();
   std::vector<std::pair<int64_t, size_t>> numbered;  // (k, position)
   std::string_view key;
   uint64_t key_offset = 0;
@@ -678,19 +682,18 @@ void Decoder::TileInfo(std::vector<Tile>* tiles) {
       reader_.Skip();
       continue;
     }
-    numbered.emplace_back(k, tiles->size());
-    tiles->emplace_back();
-    TileObject(&tiles->back());
+    numbered.emplace_back(k, tile_scratch_.size());
+    tile_scratch_.emplace_back();
+    TileObject(&tile_scratch_.back());
   }
   if (reader_.failed()) return;
   if (numbered.empty()) {
     sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()}, "tile_info holds no tile");
     return;
   }
-  // Order the tiles by k, and require k = 0..n-1.
+  // Order the tiles by k (writers that sort keys as strings put tile_num_10
+  // before tile_num_2), and require k = 0..n-1.
   std::sort(numbered.begin(), numbered.end());
-  std::vector<Tile> ordered;
-  ordered.reserve(tiles->size());
   for (size_t i = 0; i < numbered.size(); ++i) {
     if (numbered[i].first != static_cast<int64_t>(i)) {
       sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()},
@@ -698,8 +701,8 @@ void Decoder::TileInfo(std::vector<Tile>* tiles) {
       break;
     }
   }
-  for (const auto& [k, position] : numbered) ordered.push_back(std::move((*tiles)[position]));
-  *tiles = std::move(ordered);
+  tiles->reserve(tiles->size() + numbered.size());
+  for (const auto& [k, position] : numbered) tiles->push_back(std::move(tile_scratch_[position]));
 }
 
 void Decoder::Rings(std::vector<std::pair<int64_t, int64_t>>* rings) {

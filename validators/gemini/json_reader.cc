@@ -293,51 +293,56 @@ bool JsonReader::ReadString(std::string_view* value) {
 
 bool JsonReader::TryReadInt(int64_t* value) {
   if (failed()) return false;
-  SkipSpace();
-  return ScanSmallInt(&pos_, value);
+  const Span text = span();
+  const uint64_t end = text.ScanSmallInt(text.SkipSpace(pos_), value);
+  if (end == 0) return false;
+  pos_ = end;
+  return true;
 }
 
 bool JsonReader::TryReadInts(int64_t* values, size_t count) {
   if (failed()) return false;
-  SkipSpace();
-  uint64_t p = pos_;
-  if (p >= size_ || text_[p] != '[') return false;
-  p = SkipSpaceAt(p + 1);
+  const Span text = span();
+  uint64_t p = text.SkipSpace(pos_);
+  if (p >= text.size || text.data[p] != '[') return false;
+  p = text.SkipSpace(p + 1);
   for (size_t i = 0; i < count; ++i) {
     if (i > 0) {
-      if (p >= size_ || text_[p] != ',') return false;
-      p = SkipSpaceAt(p + 1);
+      if (p >= text.size || text.data[p] != ',') return false;
+      p = text.SkipSpace(p + 1);
     }
-    if (!ScanSmallInt(&p, &values[i])) return false;
-    p = SkipSpaceAt(p);
+    p = text.ScanSmallInt(p, &values[i]);
+    if (p == 0) return false;
+    p = text.SkipSpace(p);
   }
-  if (p >= size_ || text_[p] != ']') return false;
+  if (p >= text.size || text.data[p] != ']') return false;
   pos_ = p + 1;
   return true;
 }
 
 bool JsonReader::TryReadIntList(std::vector<int64_t>* values) {
   if (failed()) return false;
-  SkipSpace();
-  uint64_t p = pos_;
-  if (p >= size_ || text_[p] != '[') return false;
+  const Span text = span();
+  uint64_t p = text.SkipSpace(pos_);
+  if (p >= text.size || text.data[p] != '[') return false;
   const size_t before = values->size();
-  p = SkipSpaceAt(p + 1);
-  if (p < size_ && text_[p] == ']') {
+  p = text.SkipSpace(p + 1);
+  if (p < text.size && text.data[p] == ']') {
     pos_ = p + 1;
     return true;
   }
   while (true) {
     int64_t value;
-    if (!ScanSmallInt(&p, &value)) break;
+    p = text.ScanSmallInt(p, &value);
+    if (p == 0) break;
     values->push_back(value);
-    p = SkipSpaceAt(p);
-    if (p < size_ && text_[p] == ']') {
+    p = text.SkipSpace(p);
+    if (p < text.size && text.data[p] == ']') {
       pos_ = p + 1;
       return true;
     }
-    if (p >= size_ || text_[p] != ',') break;
-    p = SkipSpaceAt(p + 1);
+    if (p >= text.size || text.data[p] != ',') break;
+    p = text.SkipSpace(p + 1);
   }
   values->resize(before);
   return false;
@@ -379,7 +384,8 @@ bool JsonReader::ReadNumber(JsonNumber* value) {
   if (failed()) return false;
   SkipSpace();
   int64_t integer;
-  if (!ScanSmallInt(&pos_, &integer)) {
+  const uint64_t end = span().ScanSmallInt(pos_, &integer);
+  if (end == 0) {
     if (!ScanShortDecimal(&value->real)) return ReadNumberSlow(value);
     value->integral = false;
     value->fits = true;
@@ -390,6 +396,7 @@ bool JsonReader::ReadNumber(JsonNumber* value) {
   value->fits = true;
   value->integer = integer;
   value->real = static_cast<double>(integer);
+  pos_ = end;
   return true;
 }
 

@@ -95,13 +95,40 @@ class JsonReader {
   static const std::array<JsonKind, 256> kKindOfByte;
 
   static bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-  // Bytes above ' ' are never whitespace: one test for compact text.
-  void SkipSpace() { pos_ = SkipSpaceAt(pos_); }
-  uint64_t SkipSpaceAt(uint64_t p) const {
-    if (p < size_ && static_cast<unsigned char>(text_[p]) > ' ') return p;
-    while (p < size_ && IsSpace(text_[p])) ++p;
-    return p;
-  }
+  // The text as a value, for the scanners of the fast paths: working on a
+  // copy lets the compiler keep it in registers across their stores.
+  struct Span {
+    const char* data;
+    uint64_t size;
+
+    // Bytes above ' ' are never whitespace: one test for compact text.
+    uint64_t SkipSpace(uint64_t p) const {
+      if (p < size && static_cast<unsigned char>(data[p]) > ' ') return p;
+      while (p < size && IsSpace(data[p])) ++p;
+      return p;
+    }
+    // An integer of at most 17 digits at `p`: its end, or 0 when the general
+    // path must read what is there (a leading zero, a fraction, an exponent,
+    // more digits, or no integer at all).
+    uint64_t ScanSmallInt(uint64_t p, int64_t* value) const {
+      const bool negative = p < size && data[p] == '-';
+      if (negative) ++p;
+      const uint64_t digits = p;
+      const uint64_t end = size - p > 18 ? p + 18 : size;
+      uint64_t magnitude = 0;
+      while (p < end && static_cast<unsigned char>(data[p] - '0') < 10) {
+        magnitude = magnitude * 10 + static_cast<uint64_t>(data[p] - '0');
+        ++p;
+      }
+      const uint64_t count = p - digits;
+      if (count == 0 || count == 18 || (count > 1 && data[digits] == '0')) return 0;
+      if (p < size && (data[p] == '.' || (data[p] | 0x20) == 'e')) return 0;
+      *value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+      return p;
+    }
+  };
+  Span span() const { return {text_, size_}; }
+  void SkipSpace() { pos_ = span().SkipSpace(pos_); }
   bool Fail(Failure failure, std::string message);
   bool Expect(char c, std::string_view what) {
     if (failed()) return false;
@@ -122,30 +149,6 @@ class JsonReader {
   // point: one division by an exact power of ten rounds it correctly
   // (Clinger's fast path), as strtod would.
   bool ScanShortDecimal(double* value);
-  // An integer of at most 17 digits at `*at`, advancing it; false otherwise
-  // (a leading zero, a fraction, an exponent or more digits are left to the
-  // general path).
-  bool ScanSmallInt(uint64_t* at, int64_t* value) const {
-    uint64_t p = *at;
-    const bool negative = p < size_ && text_[p] == '-';
-    if (negative) ++p;
-    const uint64_t digits = p;
-    const uint64_t end = size_ - p > 18 ? p + 18 : size_;
-    uint64_t magnitude = 0;
-    while (p < end && static_cast<unsigned char>(text_[p] - '0') < 10) {
-      magnitude = magnitude * 10 + static_cast<uint64_t>(text_[p] - '0');
-      ++p;
-    }
-    const uint64_t count = p - digits;
-    if (count == 0 || count == 18 || (count > 1 && text_[digits] == '0')) return false;
-    if (p < size_) {
-      const char next = text_[p];
-      if (next == '.' || (next | 0x20) == 'e') return false;
-    }
-    *value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
-    *at = p;
-    return true;
-  }
   bool ScanLiteral(std::string_view literal);
   void ReleasePassed();
 
