@@ -253,6 +253,10 @@ const std::vector<CaseMutation>& CaseMutations() {
        {}},
       {&kBufferLiveness, "/0/0/weight", false, [](json& ir) { W(ir, "0", 0)["wl0_buffer"][0]["source"] = "DDR"; }, nullptr,
        {}},
+      // Transfer 4 is listed in conv_0's input tensor, then in conv_1's merged
+      // one: the data would move between tensors with no transfer.
+      {&kBufferForwardLifetime, "/0/1/buffer", false,
+       [](json& ir) { W(ir, "0", 0)["buffer"][1]["transfer_id"].push_back(4); }, nullptr, {&kBufferSources}},
       {&kBufferTensorOrder, "/0/1/buffer/2/tensor_order", false,
        [](json& ir) { W(ir, "0", 1)["buffer"][2]["tensor_order"] = W(ir, "0", 0)["buffer"][0]["tensor_order"]; }, nullptr,
        {}},

@@ -270,6 +270,16 @@ TEST(GeminiRules, Buffers) {
                   }, "/0/0/wl0_buffer/1"});
 }
 
+// I-B8: the conv writes transfer 2 into tensor 2, already in its own
+// snapshot; the pool reads it from there.
+TEST(GeminiRules, ForwardedTensorLifetime) {
+  // Held by another tensor in the reader's snapshot than in the producer's.
+  ExpectMutation({&rules::kBufferForwardLifetime, [](json& ir) {
+                    Pool(ir)["buffer"][0]["tensor_id"] = 4;
+                    Pool(ir)["buffer"][0]["newly_added"] = true;
+                  }, "/0/1/buffer"});
+}
+
 TEST(GeminiRules, DeadlockReportsTheCycle) {
   json ir = ExampleIr();
   // Two cores: the pool moves to core 1, and the conv also reads the pool's

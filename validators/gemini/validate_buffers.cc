@@ -294,6 +294,57 @@ void CheckWeightResidency(const Context& ctx, const Core& core, size_t i) {
   }
 }
 
+// The tensor_ids of w's snapshot carrying transfer t.
+std::vector<int64_t> Carriers(const Workload& w, int64_t t) {
+  std::vector<int64_t> ids;
+  for (const BufferEntry& e : w.buffer) {
+    if (Holds(e.transfer_ids, t)) ids.push_back(e.tensor_id);
+  }
+  return ids;
+}
+
+// I-B8 for transfers a core forwards to itself: once a snapshot at or after
+// the producer holds the data, one tensor keeps holding it through the last
+// reader; a gap or a change of tensor moves data no transfer describes.
+// (Real files allocate the tensor at the producer's own snapshot; the
+// reference scheduler at the first reader's, which is as sound.)
+void CheckForwardLifetimes(const Context& ctx, const Core& core) {
+  std::unordered_map<int64_t, size_t> last_reader;  // transfer -> position
+  for (size_t i = 0; i < core.workloads.size(); ++i) {
+    for (const Ifmap& f : core.workloads[i].ifmaps) {
+      for (int64_t id : f.transfer_ids) last_reader[id] = i;
+    }
+  }
+  for (size_t p = 0; p < core.workloads.size() && !ctx.sink.full(); ++p) {
+    const Workload& producer = core.workloads[p];
+    for (const Ofmap& ofmap : producer.ofmaps) {
+      const auto it = last_reader.find(ofmap.transfer_id);
+      if (it == last_reader.end() || it->second <= p) continue;  // gemini.transfer.consumer_listed
+      const size_t last = it->second;
+      std::optional<int64_t> tensor;
+      for (size_t i = p; i <= last; ++i) {
+        const std::vector<int64_t> carriers = Carriers(core.workloads[i], ofmap.transfer_id);
+        if (!tensor && carriers.empty()) continue;
+        std::string problem;
+        if (carriers.size() != 1) {
+          problem = Str(carriers.size(), " tensors carry it");
+        } else if (tensor && *tensor != carriers[0]) {
+          problem = Str("tensor ", carriers[0], " carries it where tensor ", *tensor, " did before");
+        }
+        if (!problem.empty()) {
+          ctx.sink.Report(rules::kBufferForwardLifetime, At(core.workloads[i].offset, WorkloadPath(core, i) + "/buffer"),
+                          Str("transfer ", ofmap.transfer_id, " of workload ", producer.id, " is read on core ", core.id,
+                              " until workload ", core.workloads[last].id, ", but in the snapshot of workload ",
+                              core.workloads[i].id, " ", problem, "; expected one tensor from its first holder through workload ",
+                              core.workloads[last].id));
+          break;
+        }
+        tensor = carriers[0];
+      }
+    }
+  }
+}
+
 // I-B4, I-B5, I-B10 over the sequence of one core's snapshots.
 void CheckSnapshotSequence(const Context& ctx, const Core& core) {
   struct Seen {
@@ -435,6 +486,7 @@ void CheckBuffers(const Context& ctx) {
       CheckWeightResidency(ctx, core, i);
     }
     CheckSnapshotSequence(ctx, core);
+    CheckForwardLifetimes(ctx, core);
   }
   CheckTensorOrder(ctx);
 }
