@@ -10,11 +10,10 @@
 
 namespace accelcheck::tensil {
 
-void Memory::Touch(uint64_t page) {
+void Memory::Touch(uint64_t page, Recent* recent) {
   auto& slot = pages_[page];
   if (!slot) slot = std::make_unique<Scalar[]>(kPageRows * width_);
-  last_page_ = page;
-  last_ = slot.get();
+  *recent = {page, slot.get()};
 }
 
 namespace {

@@ -38,22 +38,29 @@ class Memory {
   static constexpr uint64_t kPageRows = uint64_t{1} << kPageBits;
 
   Memory(uint64_t depth, uint64_t width) : depth_(depth), width_(width) {}
-  // The row, allocated (zeroed) when first touched. Rows of one page are
-  // contiguous: Row(r) + width is Row(r + 1) unless r + 1 starts a page.
+  // The row, allocated (zeroed) when first touched.
   Scalar* Row(uint64_t row) {
     const uint64_t page = row >> kPageBits;
-    if (page != last_page_) Touch(page);
-    return last_ + (row & (kPageRows - 1)) * width_;
+    Recent& recent = recent_[page % kRecentPages];
+    if (recent.page != page) Touch(page, &recent);
+    return recent.rows + (row & (kPageRows - 1)) * width_;
   }
   uint64_t depth() const { return depth_; }
 
  private:
-  void Touch(uint64_t page);
+  // The pages used last, by page number modulo kRecentPages: one SIMD
+  // instruction reads one accumulator page and writes another, and a
+  // DataMove's rows may straddle two, without a map lookup per row.
+  static constexpr uint64_t kRecentPages = 4;
+  struct Recent {
+    uint64_t page = UINT64_MAX;
+    Scalar* rows = nullptr;
+  };
+  void Touch(uint64_t page, Recent* recent);
 
   uint64_t depth_, width_;
   std::unordered_map<uint64_t, std::unique_ptr<Scalar[]>> pages_;
-  uint64_t last_page_ = UINT64_MAX;
-  Scalar* last_ = nullptr;
+  Recent recent_[kRecentPages];
 };
 
 struct RunStats {

@@ -125,6 +125,19 @@ TEST(TensilEmulator, WriteDram0KeepsTheTypesWidth) {
   EXPECT_EQ(fp32.ReadDram0(0, 1), (std::vector<Scalar>{INT32_MIN, INT32_MAX}));
 }
 
+// Pages 0 and 4 share a slot of the recently used pages, 1 and 5 another:
+// each row keeps its value whatever was touched since.
+TEST(TensilEmulator, MemoryRowsKeepTheirValuesAcrossPages) {
+  Memory memory(6 * Memory::kPageRows, 3);
+  const uint64_t rows[] = {0, 1023, 1024, 4 * 1024, 4 * 1024 + 5, 5 * 1024 + 1023, 2048, 1};
+  for (uint64_t i = 0; i < std::size(rows); ++i) {
+    EXPECT_EQ(memory.Row(rows[i])[2], 0) << rows[i];
+    memory.Row(rows[i])[2] = static_cast<Scalar>(i + 1);
+  }
+  for (uint64_t i = std::size(rows); i-- > 0;) EXPECT_EQ(memory.Row(rows[i])[2], static_cast<Scalar>(i + 1)) << rows[i];
+  EXPECT_EQ(memory.Row(2)[2], 0);
+}
+
 // --- random MatMul programs against a plain integer model --------------------
 
 // spec/tensil.md §5.2, spelled out: floor division, ties to even, saturation.
