@@ -130,12 +130,12 @@ inline json ExampleFrontend() {
 }
 
 // Decodes an IR document that the test expects to decode.
-inline Ir Decode(const json& doc) {
-  const std::string text = doc.dump();
+inline Ir DecodeText(const std::string& text) {
   Ir ir;
   DiagnosticSink sink(Profile{}, "example");
   EXPECT_TRUE(DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, sink, &ir));
   return ir;
 }
+inline Ir Decode(const json& doc) { return DecodeText(doc.dump()); }
 
 }  // namespace accelcheck::gemini::testing

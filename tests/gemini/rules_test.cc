@@ -186,6 +186,42 @@ TEST(GeminiRules, TileWindowWithoutTheFrontend) {
   EXPECT_FALSE(sink.Has(rules::kTileWindow)) << Describe(sink);
 }
 
+// The tiles' text with tile_num_1 written before tile_num_0, as writers that
+// sort keys as strings do from tile_num_10 on.
+std::string TilesSwapped(const std::string& compact) {
+  const size_t first = compact.find("\"tile_num_0\":{");
+  const size_t first_end = compact.find('}', first) + 1;
+  const size_t second = compact.find("\"tile_num_1\":{", first_end);
+  const size_t second_end = compact.find('}', second) + 1;
+  return compact.substr(0, first) + compact.substr(second, second_end - second) + "," +
+         compact.substr(first, first_end - first) + compact.substr(second_end);
+}
+
+TEST(GeminiRules, TilesAreOrderedByNumberWhateverTheKeyOrder) {
+  const std::string swapped = TilesSwapped(ExampleIr().dump());
+  ASSERT_LT(swapped.find("tile_num_1"), swapped.find("tile_num_0"));
+  const DiagnosticSink sink = ValidateText(swapped, true, /*strict=*/true);
+  EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+  const Ir ir = testing::DecodeText(swapped);
+  ASSERT_EQ(ir.cores.at(0).workloads.at(0).tiles.size(), 2u);
+  EXPECT_EQ(ir.cores[0].workloads[0].tiles[0].ofmap.lo[2], 0);
+  EXPECT_EQ(ir.cores[0].workloads[0].tiles[1].ofmap.lo[2], 2);
+}
+
+TEST(GeminiRules, ARepeatedTileKeyIsReportedWhereItRepeats) {
+  const std::string swapped = TilesSwapped(ExampleIr().dump());
+  const size_t zero = swapped.find("\"tile_num_0\":{");
+  const std::string tile0 = swapped.substr(zero, swapped.find('}', zero) + 1 - zero);
+  std::string repeated = swapped;
+  repeated.insert(swapped.find('}', zero) + 1, "," + tile0);
+  const DiagnosticSink sink = ValidateText(repeated);
+  ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+  const Diagnostic& d = sink.diagnostics()[0];
+  EXPECT_EQ(d.rule, &rules::kJsonDuplicateKey);
+  EXPECT_EQ(d.location.path, "/0/0/tile_info/tile_num_0");
+  EXPECT_EQ(d.location.offset, repeated.find("\"tile_num_0\"", zero + 1));
+}
+
 TEST(GeminiRules, Tiles) {
   ExpectMutation({&rules::kTileKeys, [](json& ir) {
                     Conv(ir)["tile_info"]["tile_num_2"] = Conv(ir)["tile_info"]["tile_num_1"];

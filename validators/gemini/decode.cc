@@ -94,7 +94,16 @@ class Decoder {
 
   JsonReader reader_;
   std::array<KeyOrder, static_cast<size_t>(ObjectKind::kCount)> key_orders_{};
+  // TileInfo's working lists, kept across workloads.
+  struct TileKey {
+    int64_t k;
+    size_t position;  // in the order read
+    uint64_t key_offset;
+    size_t key_size;
+  };
+  std::vector<TileKey> tile_keys_;
   std::vector<Tile> tile_scratch_;
+  size_t last_tile_count_ = 0;
   DiagnosticSink& sink_;
   Ir& ir_;
   LayerTable layers_;
@@ -645,64 +654,79 @@ void Decoder::TileObject(Tile* t) {
 }
 
 // tile_info: {"tile_num_0": {...}, ...}; the key check is I-W2.
+// "tile_num_<k>" with k decimal, no sign or leading zero: k, or -1.
+int64_t TileNumber(std::string_view key) {
+  constexpr std::string_view kPrefix = "tile_num_";
+  if (key.substr(0, kPrefix.size()) != kPrefix || key.size() == kPrefix.size() || key.size() > kPrefix.size() + 9) {
+    return -1;
+  }
+  const std::string_view digits = key.substr(kPrefix.size());
+  if (digits[0] == '0' && digits.size() > 1) return -1;
+  int64_t k = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return -1;
+    k = k * 10 + (c - '0');
+  }
+  return k;
+}
+
+// tile_info: {"tile_num_0": {...}, ...}; the key check is I-W2. Tiles are
+// decoded in place; only when the keys come out of numeric order (writers
+// that sort keys as strings put tile_num_10 before tile_num_2) or repeat are
+// they moved into order through a scratch list.
 void Decoder::TileInfo(std::vector<Tile>* tiles) {
   if (!ExpectKind(JsonKind::kObject, "the tile_info object")) return;
   const uint64_t at = reader_.offset();
-  // Tiles are read into a scratch list kept across workloads, then moved
-  // into place in order: one allocation per workload.
-  tile_scratch_.clear();
-  std::vector<std::pair<int64_t, size_t>> numbered;  // (k, position)
+  tile_keys_.clear();
+  tiles->clear();
+  tiles->reserve(last_tile_count_);
+  bool in_order = true;
   std::string_view key;
   uint64_t key_offset = 0;
   reader_.BeginObject();
   while (reader_.NextKey(&key, &key_offset)) {
-    constexpr std::string_view kPrefix = "tile_num_";
-    int64_t k = -1;
-    if (key.substr(0, kPrefix.size()) == kPrefix && key.size() > kPrefix.size() && key.size() <= kPrefix.size() + 9 &&
-        (key[kPrefix.size()] != '0' || key.size() == kPrefix.size() + 1)) {
-      k = 0;
-      for (char c : key.substr(kPrefix.size())) {
-        if (c < '0' || c > '9') {
-          k = -1;
-          break;
-        }
-        k = k * 10 + (c - '0');
-      }
-    }
+    const int64_t k = TileNumber(key);
     if (k < 0) {
       sink_.Report(rules::kTileKeys, Location{key_offset, key.size() + 2, reader_.Pointer()},
                    Str("tile_info key ", Quoted(key), " is not tile_num_<k>"));
       reader_.Skip();
       continue;
     }
-    const bool repeated = std::any_of(numbered.begin(), numbered.end(), [k](auto& p) { return p.first == k; });
-    if (repeated) {
-      sink_.Report(rules::kJsonDuplicateKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
-                   Str("key ", Quoted(key), " appears twice in one object"));
-      reader_.Skip();
-      continue;
-    }
-    numbered.emplace_back(k, tile_scratch_.size());
-    tile_scratch_.emplace_back();
-    TileObject(&tile_scratch_.back());
+    in_order = in_order && k == static_cast<int64_t>(tile_keys_.size());
+    tile_keys_.push_back(TileKey{k, tiles->size(), key_offset, key.size()});
+    tiles->emplace_back();
+    TileObject(&tiles->back());
   }
   if (reader_.failed()) return;
-  if (numbered.empty()) {
+  last_tile_count_ = tiles->size();
+  if (tile_keys_.empty()) {
     sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()}, "tile_info holds no tile");
     return;
   }
-  // Order the tiles by k (writers that sort keys as strings put tile_num_10
-  // before tile_num_2), and require k = 0..n-1.
-  std::sort(numbered.begin(), numbered.end());
-  for (size_t i = 0; i < numbered.size(); ++i) {
-    if (numbered[i].first != static_cast<int64_t>(i)) {
-      sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()},
-                   Str("tile_info has ", numbered.size(), " tiles but no tile_num_", i));
-      break;
+  if (in_order) return;
+  // The first of two equal keys is kept, the later reported.
+  std::sort(tile_keys_.begin(), tile_keys_.end(),
+            [](const TileKey& a, const TileKey& b) { return std::pair(a.k, a.position) < std::pair(b.k, b.position); });
+  tile_scratch_.clear();
+  tile_scratch_.reserve(tiles->size());
+  int64_t missing = -1;  // the first k absent from 0..n-1
+  for (size_t i = 0; i < tile_keys_.size(); ++i) {
+    const TileKey& entry = tile_keys_[i];
+    if (i > 0 && entry.k == tile_keys_[i - 1].k) {
+      sink_.Report(rules::kJsonDuplicateKey,
+                   Location{entry.key_offset, entry.key_size + 2, Str(reader_.Pointer(), "/tile_num_", entry.k)},
+                   Str("key ", Quoted(Str("tile_num_", entry.k)), " appears twice in one object"));
+      continue;
     }
+    const auto next = static_cast<int64_t>(tile_scratch_.size());
+    if (missing < 0 && entry.k != next) missing = next;
+    tile_scratch_.push_back(std::move((*tiles)[entry.position]));
   }
-  tiles->reserve(tiles->size() + numbered.size());
-  for (const auto& [k, position] : numbered) tiles->push_back(std::move(tile_scratch_[position]));
+  tiles->swap(tile_scratch_);
+  if (missing >= 0) {
+    sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()},
+                 Str("tile_info has ", tiles->size(), " tiles but no tile_num_", missing));
+  }
 }
 
 void Decoder::Rings(std::vector<std::pair<int64_t, int64_t>>* rings) {

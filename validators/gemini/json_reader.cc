@@ -77,6 +77,22 @@ constexpr uint64_t kHighs = 0x8080808080808080ull;
 uint64_t BytesBelow(uint64_t word, uint8_t n) { return (word - kOnes * n) & ~word & kHighs; }
 uint64_t BytesEqual(uint64_t word, char c) { return BytesBelow(word ^ (kOnes * static_cast<uint8_t>(c)), 1); }
 
+// memcmp for the short keys of the IR, inlined: fixed-size copies compile
+// to single loads.
+bool SameBytes(const char* a, const char* b, size_t n) {
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    uint64_t x;
+    uint64_t y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
+  }
+  for (; n > 0; ++a, ++b, --n) {
+    if (*a != *b) return false;
+  }
+  return true;
+}
+
 bool IsDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
 
 int HexDigit(char c) {
@@ -177,7 +193,7 @@ bool JsonReader::NextKey(std::string_view* key, uint64_t* key_offset, std::strin
   }
   const uint64_t length = expected.size();
   if (length != 0 && size_ - pos_ > length + 1 && text_[pos_ + 1 + length] == '"' &&
-      std::memcmp(text_ + pos_ + 1, expected.data(), length) == 0) {
+      SameBytes(text_ + pos_ + 1, expected.data(), length)) {
     frame.key = std::string_view(text_ + pos_ + 1, length);
     frame.key_escaped = false;
     pos_ += length + 2;
