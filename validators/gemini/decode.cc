@@ -305,7 +305,7 @@ template <size_t N>
 void Decoder::RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
                           std::string_view what) {
   // After an object, the reader's pointer still names it.
-  if (reader_.failed()) return;
+  if ((seen & required) == required || reader_.failed()) return;
   for (size_t i = 0; i < N; ++i) {
     const uint64_t bit = uint64_t{1} << i;
     if ((required & bit) && !(seen & bit)) {
