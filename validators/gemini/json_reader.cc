@@ -1,5 +1,6 @@
 #include "validators/gemini/json_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -316,10 +317,55 @@ bool JsonReader::TryReadInt(int64_t* value) {
   return true;
 }
 
+namespace {
+
+// The compact form "[12,-3,0,7]" of at most kMaxCompactInts integers of at
+// most 17 digits, read without bounds checks from a window known to hold
+// kCompactWindow bytes: the scan looks at no more than '[', then per integer
+// a sign, 18 digits and a separator, and stops at the first byte out of
+// place (whitespace included), leaving the list to the checked path.
+constexpr size_t kMaxCompactInts = 6;
+constexpr uint64_t kCompactWindow = 128;
+static_assert(1 + kMaxCompactInts * (1 + 18 + 1) <= kCompactWindow);
+
+// The end of the list at `p` (just after '['), or 0 when it is not compact.
+uint64_t ScanCompactInts(const char* data, uint64_t p, int64_t* values, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0) {
+      if (data[p] != ',') return 0;
+      ++p;
+    }
+    const bool negative = data[p] == '-';
+    p += negative ? 1 : 0;
+    const uint64_t digits = p;
+    uint64_t magnitude = 0;
+    // At most 18 digits are looked at, so a longer number cannot leave the window.
+    for (auto d = static_cast<unsigned char>(data[p] - '0'); d < 10 && p - digits < 18;
+         d = static_cast<unsigned char>(data[p] - '0')) {
+      magnitude = magnitude * 10 + d;
+      ++p;
+    }
+    const uint64_t length = p - digits;
+    if (length == 0 || length == 18 || (length > 1 && data[digits] == '0')) return 0;
+    values[i] = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+  }
+  return data[p] == ']' ? p + 1 : 0;
+}
+
+}  // namespace
+
 bool JsonReader::TryReadInts(int64_t* values, size_t count) {
   if (failed()) return false;
   const Span text = span();
   uint64_t p = text.SkipSpace(pos_);
+  if (count <= kMaxCompactInts && text.size - p >= kCompactWindow && text.data[p] == '[') {
+    int64_t read[kMaxCompactInts];
+    if (const uint64_t end = ScanCompactInts(text.data, p + 1, read, count)) {
+      std::copy(read, read + count, values);
+      pos_ = end;
+      return true;
+    }
+  }
   if (p >= text.size || text.data[p] != '[') return false;
   p = text.SkipSpace(p + 1);
   for (size_t i = 0; i < count; ++i) {
