@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the .pte measurements and prints the figures (see bench/README.md).
+# Runs every measurement and prints the figures (see bench/README.md).
 # Needs the builds from tools/build.sh (and build-fuzz from tools/test.sh for
 # the fuzzing rate).
 set -euo pipefail
@@ -36,8 +36,13 @@ if [ ! -f "$gemini_ir" ]; then
     --channels 8 --tiles 32 -o "$gemini_ir" >/dev/null
 fi
 for mode in tokenize decode validate nlohmann-sax simdjson; do build/bench/gemini_bench "$mode" "$gemini_ir" || true; done
-/usr/bin/time -f "python json.load  %e s  peak %M KiB" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$gemini_ir"
-/usr/bin/time -f "accelcheck validate  %e s  peak %M KiB" build/tools/accelcheck validate "$gemini_ir" >/dev/null
+echo "== Gemini IR: python json.load and accelcheck validate side by side, three runs each, alternating"
+for run in 1 2 3; do
+  /usr/bin/time -f "python json.load     %e s  user %U s  sys %S s  peak %M KiB" \
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$gemini_ir"
+  /usr/bin/time -f "accelcheck validate  %e s  user %U s  sys %S s  peak %M KiB" \
+    build/tools/accelcheck validate "$gemini_ir" >/dev/null
+done
 
 if [ -d ../shared/corpus/gemini/scheduler_ir ]; then
   echo "== Gemini real files: validation (best of 20), simulator and functional executor"

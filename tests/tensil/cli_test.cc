@@ -109,6 +109,11 @@ TEST(TensilCli, RunRefusesInputsThatDoNotFit) {
   EXPECT_EQ(RunTool({"run", model.tmodel, "--input", wide}).exit_code, 2);
   const auto tall = model.dir.Write("t.npy", npy::Write({1, 2, 3, 4}, {2, 2}, {npy::Kind::kFloat, 4, false}));
   EXPECT_EQ(RunTool({"run", model.tmodel, "--input", tall}).exit_code, 2);
+  // FP16BP8 raw values lie in [-32768, 32767].
+  const auto raw = model.dir.Write("r.npy", npy::Write({32768}, {1, 1}, {npy::Kind::kSigned, 4, true}));
+  const auto refused = RunTool({"run", model.tmodel, "--input", raw});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("not a raw FP16BP8 value"), std::string::npos) << refused.err;
   const auto junk = model.dir.Write("j.npy", Bytes("not an array"));
   EXPECT_EQ(RunTool({"run", model.tmodel, "--input", junk}).exit_code, 2);
   EXPECT_EQ(RunTool({"run", model.tmodel}).exit_code, 2);  // one input, none given

@@ -1,5 +1,6 @@
 // accelcheck run MODEL.tmodel --input X.npy... [--output-dir D] [--raw]: the
 // bit-exact Tensil emulator (reference_exec/tensil) on a validated model.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -59,12 +60,24 @@ std::optional<std::vector<Scalar>> InputScalars(const npy::Array& array, const t
     *error = Str(rows, " vectors exceed the ", entry.size, " of input ", Quoted(entry.name));
     return std::nullopt;
   }
+  // Integer arrays hold raw values of the data type (what --raw writes): one
+  // that the type cannot hold is refused rather than wrapped.
+  // (FLOAT32's raw values are its 32-bit patterns.)
+  const tensil::DataTypeInfo& type = tensil::InfoOf(machine.arch().data_type);
+  const double raw_max = std::ldexp(1.0, static_cast<int>(type.width) - 1) - 1;
   std::vector<Scalar> scalars(rows * n, 0);
   for (uint64_t i = 0; i < array.count(); ++i) {
     const double value = array.values[i];
-    scalars[(i / lanes) * n + i % lanes] = array.dtype.kind == npy::Kind::kFloat
-                                               ? machine.FromFloat(static_cast<float>(value))
-                                               : static_cast<Scalar>(static_cast<int64_t>(value));
+    Scalar& scalar = scalars[(i / lanes) * n + i % lanes];
+    if (array.dtype.kind == npy::Kind::kFloat) {
+      scalar = machine.FromFloat(static_cast<float>(value));
+    } else if (value < -raw_max - 1 || value > raw_max) {
+      *error = Str("element ", i, " of input ", Quoted(entry.name), " is ", value, ", not a raw ", type.name,
+                   " value (integer arrays hold raw values; give floats to have them converted)");
+      return std::nullopt;
+    } else {
+      scalar = static_cast<Scalar>(value);
+    }
   }
   return scalars;
 }
