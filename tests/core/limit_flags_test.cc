@@ -142,8 +142,9 @@ TEST_F(LimitFlagTest, TimeBudget) {
   std::ostringstream ir;
   std::ostringstream frontend;
   ASSERT_FALSE(gemini::GenerateIr(options, ir, frontend).has_value());
-  ASSERT_GT(ir.str().size(), size_t{2} << 20);
-  const std::string file = Write("large.json", std::vector<uint8_t>(ir.str().begin(), ir.str().end()));
+  const std::string text = ir.str();
+  ASSERT_GT(text.size(), size_t{2} << 20);
+  const std::string file = Write("large.json", std::vector<uint8_t>(text.begin(), text.end()));
   EXPECT_EQ(Validate({file, "--time-budget-ms", "1"}, &rules), 3);
   EXPECT_NE(std::find(rules.begin(), rules.end(), "core.limit.time-budget-ms"), rules.end())
       << testing::PrintToString(rules);
