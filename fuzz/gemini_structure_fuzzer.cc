@@ -48,7 +48,10 @@ void EditOne(json& doc, std::mt19937_64& rng) {
       if (node.is_number()) node = kBoundaries[rng() % std::size(kBoundaries)];
       break;
     case 1:  // shift by one (ranges, ids, addresses)
-      if (node.is_number_integer()) node = node.get<int64_t>() + ((rng() & 1) ? 1 : -1);
+      // Wrapping, so that INT64_MIN - 1 is INT64_MAX rather than overflow.
+      if (node.is_number_integer()) {
+        node = static_cast<int64_t>(static_cast<uint64_t>(node.get<int64_t>()) + ((rng() & 1) ? 1 : UINT64_MAX));
+      }
       break;
     case 2:  // drop a key
       if (node.is_object() && !node.empty()) {
