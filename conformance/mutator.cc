@@ -58,25 +58,33 @@ const Mutator* FindMutator(std::string_view format_id) {
   return nullptr;
 }
 
-std::optional<std::string> StrictlyInvalid(const Format& format, const MutationInput& input) {
+bool MutationBaseline::Holds(const Diagnostic& d) const {
+  return std::find(findings.begin(), findings.end(), std::pair(d.rule, d.location.path)) != findings.end();
+}
+
+std::optional<std::string> NotAValidInput(const Format& format, const MutationInput& input,
+                                          MutationBaseline* baseline) {
   std::string error;
   const std::optional<DiagnosticSink> sink = ValidateStrictly(format, input, &error);
   if (!sink) return error;
   for (const Diagnostic& d : sink->diagnostics()) {
-    if (d.severity == Severity::kError) {
-      return Str("the input does not validate under --strict (mutations start from a valid file): ", Describe(d));
+    if (d.severity != Severity::kError) continue;
+    if (d.rule->severity == Severity::kError) {
+      return Str("the input does not validate (mutations start from a valid file): ", Describe(d));
     }
+    baseline->findings.emplace_back(d.rule, d.location.path);
   }
   return std::nullopt;
 }
 
 std::optional<std::string> NotBreakingOnly(const Format& format, const MutationInput& mutated, const Rule& rule,
-                                           const std::vector<const Rule*>& also) {
+                                           const std::vector<const Rule*>& also, const MutationBaseline& baseline) {
   std::string error;
   const std::optional<DiagnosticSink> sink = ValidateStrictly(format, mutated, &error);
   if (!sink) return error;
   bool broken = false;
   for (const Diagnostic& d : sink->diagnostics()) {
+    if (baseline.Holds(d)) continue;
     if (d.rule == &rule) {
       broken = true;
     } else if (d.severity == Severity::kError && std::find(also.begin(), also.end(), d.rule) == also.end()) {

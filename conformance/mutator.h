@@ -67,14 +67,24 @@ class ByteMutator : public Mutator {
 
 const Mutator* FindMutator(std::string_view format_id);
 
-// Why `path` (validated with `companions` under --strict) is not a valid
-// input for a mutation, or nothing when it is.
-std::optional<std::string> StrictlyInvalid(const Format& format, const MutationInput& input);
+// What the input of a mutation already reports under --strict: only the
+// documented quirks of real files (rules that are not errors by default),
+// which its mutations keep. Generated inputs have none.
+struct MutationBaseline {
+  std::vector<std::pair<const Rule*, std::string>> findings;  // rule, object path
+  bool Holds(const Diagnostic& d) const;
+};
+
+// Why `path` (validated with `companions`) is not a valid input for a
+// mutation, or nothing when it is: it must conform in the default profile,
+// and its --strict findings become `baseline`.
+std::optional<std::string> NotAValidInput(const Format& format, const MutationInput& input,
+                                          MutationBaseline* baseline);
 
 // Why the file a mutation wrote does not break exactly `rule` (with the
-// rules `also` that necessarily break with it) under --strict, or nothing
-// when it does.
+// rules `also` that necessarily break with it) under --strict, besides the
+// input's baseline, or nothing when it does.
 std::optional<std::string> NotBreakingOnly(const Format& format, const MutationInput& mutated, const Rule& rule,
-                                           const std::vector<const Rule*>& also);
+                                           const std::vector<const Rule*>& also, const MutationBaseline& baseline);
 
 }  // namespace accelcheck

@@ -68,7 +68,8 @@ class GeminiMutatorImpl final : public Mutator {
       *error = Str(rule.id, " holds between the IR and its frontend IR: give the frontend with --frontend FILE");
       return std::nullopt;
     }
-    if (auto why = StrictlyInvalid(GeminiFormat(), input)) {
+    MutationBaseline baseline;
+    if (auto why = NotAValidInput(GeminiFormat(), input, &baseline)) {
       *error = *why;
       return std::nullopt;
     }
@@ -81,7 +82,7 @@ class GeminiMutatorImpl final : public Mutator {
     // about it (other cases do not list the frontend rules they may break).
     const std::vector<std::string> companions =
         mutation->with_frontend ? input.companions : std::vector<std::string>{};
-    if (auto why = NotBreakingOnly(GeminiFormat(), {output, companions}, rule, mutation->also)) {
+    if (auto why = NotBreakingOnly(GeminiFormat(), {output, companions}, rule, mutation->also, baseline)) {
       std::error_code ignored;
       std::filesystem::remove(output, ignored);
       *error = Str("cannot break ", rule.id, " in this IR: ", *why);

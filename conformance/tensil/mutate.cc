@@ -40,7 +40,8 @@ class TensilMutatorImpl final : public Mutator {
       *error = Str("no mutation breaks ", rule.id);
       return std::nullopt;
     }
-    if (auto why = StrictlyInvalid(TensilFormat(), input)) {
+    MutationBaseline baseline;
+    if (auto why = NotAValidInput(TensilFormat(), input, &baseline)) {
       *error = *why;
       return std::nullopt;
     }
@@ -58,7 +59,7 @@ class TensilMutatorImpl final : public Mutator {
     // The architecture file the input was validated against, unless the
     // mutation writes its own.
     MutatedFiles result{written->files, written->companions.empty() ? input.companions : written->companions, {}};
-    if (auto why = NotBreakingOnly(TensilFormat(), {written->tmodel, result.companions}, rule, mutation->also)) {
+    if (auto why = NotBreakingOnly(TensilFormat(), {written->tmodel, result.companions}, rule, mutation->also, baseline)) {
       Remove(written->files);
       *error = Str("cannot break ", rule.id, " in this model: ", *why);
       return std::nullopt;
