@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <set>
+#include <unordered_set>
 
 #include "validators/core/core_rules.h"
 #include "validators/core/text.h"
@@ -261,7 +262,7 @@ uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
   static_assert(N < KeyOrder::kFirst);
   KeyOrder& order = key_orders_[static_cast<size_t>(kind)];
   uint64_t seen = 0;
-  std::vector<std::string> unknown;
+  std::set<std::string, std::less<>> unknown;  // a set: an object may hold any number of them
   std::string_view key;
   uint64_t key_offset = 0;
   size_t previous = KeyOrder::kFirst;
@@ -276,14 +277,14 @@ uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
       previous = static_cast<size_t>(index);
     }
     if (index < 0) {
-      const bool repeated = std::find(unknown.begin(), unknown.end(), key) != unknown.end();
+      const bool repeated = unknown.find(key) != unknown.end();
       if (repeated) {
         sink_.Report(rules::kJsonDuplicateKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
                      Str("key ", Quoted(key), " appears twice in one object"));
       } else {
         sink_.Report(rules::kSchemaUnknownKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
                      Str("key ", Quoted(key), " is not defined for this object"));
-        unknown.emplace_back(key);
+        unknown.emplace(key);
       }
       reader_.Skip();
       continue;
@@ -820,7 +821,9 @@ void Decoder::Top() {
   uint64_t seen = 0;
   std::string_view key;
   uint64_t key_offset = 0;
-  std::vector<std::string> unknown;
+  // Sets: a hostile document may hold millions of keys.
+  std::set<std::string, std::less<>> unknown;
+  std::unordered_set<int64_t> core_ids;
   reader_.BeginObject();
   while (reader_.NextKey(&key, &key_offset)) {
     const Location at{key_offset, key.size() + 2, reader_.Pointer()};
@@ -843,8 +846,7 @@ void Decoder::Top() {
       continue;
     }
     if (const auto id = CoreKey(key)) {
-      const bool repeated = std::any_of(ir_.cores.begin(), ir_.cores.end(), [&](const Core& c) { return c.id == *id; });
-      if (repeated) {
+      if (!core_ids.insert(*id).second) {
         sink_.Report(rules::kJsonDuplicateKey, at, Str("key ", Quoted(key), " appears twice in one object"));
         reader_.Skip();
         continue;
@@ -854,12 +856,12 @@ void Decoder::Top() {
       if (ExpectKind(JsonKind::kArray, "a list of workloads")) CoreList(&ir_.cores.back());
       continue;
     }
-    const bool repeated = std::find(unknown.begin(), unknown.end(), key) != unknown.end();
+    const bool repeated = unknown.find(key) != unknown.end();
     sink_.Report(repeated ? rules::kJsonDuplicateKey : rules::kTopKeys, at,
                  repeated ? Str("key ", Quoted(key), " appears twice in one object")
                           : Str("top-level key ", Quoted(key), " is neither a core id nor one of -1, buffersize, "
                                 "top_batch_cut, xlen, ylen"));
-    if (!repeated) unknown.emplace_back(key);
+    if (!repeated) unknown.emplace(key);
     reader_.Skip();
   }
   if (reader_.failed()) return;
