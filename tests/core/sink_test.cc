@@ -89,6 +89,19 @@ TEST(SinkTest, ZeroMaxErrorsMeansNoCap) {
   EXPECT_EQ(sink.suppressed_count(), 0u);
 }
 
+TEST(SinkTest, KeepsABoundedNumberOfDiagnosticsAndCountsTheRest) {
+  DiagnosticSink sink(Profile{}, "a.json");
+  for (size_t i = 0; i < kMaxKeptDiagnostics + 3; ++i) sink.Report(kQuirk, {}, "quirk");
+  sink.Report(kError, {}, "an error past the bound");
+  sink.Report(core_rules::kLimitDepth, {}, "too deep");
+  EXPECT_EQ(sink.diagnostics().size(), kMaxKeptDiagnostics + 1);
+  EXPECT_EQ(sink.diagnostics().back().rule, &core_rules::kLimitDepth) << "limits are always listed";
+  EXPECT_EQ(sink.suppressed_count(), 4u);
+  EXPECT_EQ(sink.warning_count(), kMaxKeptDiagnostics + 3);
+  EXPECT_EQ(sink.error_count(), 2u);
+  EXPECT_TRUE(sink.failed());
+}
+
 TEST(SinkTest, LimitAndInternalRulesFailTheFileEvenAmongErrors) {
   DiagnosticSink limit(Profile{}, "a.pte");
   limit.Report(kError, {}, "error");

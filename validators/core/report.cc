@@ -198,12 +198,17 @@ Json SarifResult(const Diagnostic& d, size_t rule_index) {
               {"partialFingerprints", {{"accelcheck/v1", Fingerprint(d)}}}};
 }
 
+// Why diagnostics were counted but not listed.
+std::string SuppressedNote() {
+  return Str(" more not listed (--max-errors, or past ", kMaxKeptDiagnostics, " in one file)");
+}
+
 // The lines of a <failure> or <error> body, or of <system-out>.
 std::string DiagnosticLines(const FileResult& result) {
   std::string out;
   for (const Diagnostic& d : result.sink.diagnostics()) out += TextLine(d) + "\n";
   if (result.sink.suppressed_count() > 0) {
-    out += Str(result.sink.suppressed_count(), " more suppressed by --max-errors\n");
+    out += Str(result.sink.suppressed_count(), SuppressedNote(), "\n");
   }
   return out;
 }
@@ -325,7 +330,7 @@ std::string WriteText(std::span<const FileResult> results) {
              Plural(s.warnings, "warning"));
   if (s.failed > 0) out += Str(", ", s.failed, s.failed == 1 ? " file" : " files", " failed");
   if (s.skipped > 0) out += Str(", ", s.skipped, " skipped");
-  if (s.suppressed > 0) out += Str(", ", s.suppressed, " more suppressed by --max-errors");
+  if (s.suppressed > 0) out += Str(", ", s.suppressed, SuppressedNote());
   return out + "\n";
 }
 

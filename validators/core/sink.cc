@@ -11,13 +11,14 @@ DiagnosticSink::DiagnosticSink(Profile profile, std::string file)
 void DiagnosticSink::Report(const Rule& rule, Location location, std::string message) {
   const Severity severity = profile_.strict ? rule.strict : rule.severity;
   if (rule.severity == Severity::kError) ++blocking_;
-  if (rule.category == Category::kLimit || rule.category == Category::kInternal) failed_ = true;
+  const bool failing = rule.category == Category::kLimit || rule.category == Category::kInternal;
+  if (failing) failed_ = true;
   if (severity == Severity::kError) {
     ++errors_;
   } else if (severity == Severity::kWarning) {
     ++warnings_;
   }
-  if (full()) {
+  if (full() || (diagnostics_.size() >= kMaxKeptDiagnostics && !failing)) {
     ++suppressed_;
     return;
   }

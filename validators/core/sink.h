@@ -1,7 +1,12 @@
 // DiagnosticSink: collects the diagnostics of one file, applies the profile
-// (--strict, --werror) and the --max-errors cap.
+// (--strict, --werror) and the --max-errors cap. It keeps at most
+// kMaxKeptDiagnostics: past that many, diagnostics are counted (errors,
+// warnings and the suppressed count stay exact) but not stored, so that a
+// hostile file of millions of problems cannot make the report, and memory,
+// grow without bound. Limit and internal diagnostics are always kept.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +14,8 @@
 #include "validators/core/diagnostic.h"
 
 namespace accelcheck {
+
+constexpr size_t kMaxKeptDiagnostics = 100000;
 
 struct Profile {
   bool strict = false;      // the spec as written: warnings become errors
