@@ -2,8 +2,6 @@
 // to a temporary directory, for tests that change one thing and validate.
 #pragma once
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +17,7 @@
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/tensil_format.h"
 #include "tests/support/describe.h"
+#include "tests/support/temp.h"
 
 namespace accelcheck::tensil::fixture {
 
@@ -40,10 +39,10 @@ struct Case {
   nlohmann::json& arch() { return model["arch"]; }
 };
 
+// A fresh directory inside the process's temporary directory.
 inline std::filesystem::path TempDir() {
   static int counter = 0;
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("accelcheck_tensil_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const auto dir = test::ProcessTempPath("tensil_" + std::to_string(counter++));
   std::filesystem::create_directories(dir);
   return dir;
 }
