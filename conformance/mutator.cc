@@ -59,7 +59,7 @@ const Mutator* FindMutator(std::string_view format_id) {
 }
 
 bool MutationBaseline::Holds(const Diagnostic& d) const {
-  return std::find(findings.begin(), findings.end(), std::pair(d.rule, d.location.path)) != findings.end();
+  return findings.count(std::pair(d.rule, d.location.path)) != 0;
 }
 
 std::optional<std::string> NotAValidInput(const Format& format, const MutationInput& input,
@@ -72,7 +72,7 @@ std::optional<std::string> NotAValidInput(const Format& format, const MutationIn
     if (d.rule->severity == Severity::kError) {
       return Str("the input does not validate (mutations start from a valid file): ", Describe(d));
     }
-    baseline->findings.emplace_back(d.rule, d.location.path);
+    baseline->findings.emplace(d.rule, d.location.path);
   }
   return std::nullopt;
 }

@@ -91,7 +91,10 @@ TEST(SinkTest, ZeroMaxErrorsMeansNoCap) {
 
 TEST(SinkTest, KeepsABoundedNumberOfDiagnosticsAndCountsTheRest) {
   DiagnosticSink sink(Profile{}, "a.json");
-  for (size_t i = 0; i < kMaxKeptDiagnostics + 3; ++i) sink.Report(kQuirk, {}, "quirk");
+  for (size_t i = 0; i < kMaxKeptDiagnostics; ++i) sink.Report(kQuirk, {}, "quirk");
+  EXPECT_EQ(sink.diagnostics().size(), kMaxKeptDiagnostics) << "at the bound every diagnostic is kept";
+  EXPECT_EQ(sink.suppressed_count(), 0u);
+  for (size_t i = 0; i < 3; ++i) sink.Report(kQuirk, {}, "quirk");
   sink.Report(kError, {}, "an error past the bound");
   sink.Report(core_rules::kLimitDepth, {}, "too deep");
   EXPECT_EQ(sink.diagnostics().size(), kMaxKeptDiagnostics + 1);
