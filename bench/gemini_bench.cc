@@ -39,7 +39,8 @@ double Seconds(const std::function<void()>& run, int repeat) {
   for (int i = 0; i < repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
     run();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
 }
@@ -58,7 +59,9 @@ struct NullSax : nlohmann::json_sax<nlohmann::json> {
   bool end_object() override { return true; }
   bool start_array(std::size_t) override { return true; }
   bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 };
 
 #ifdef ACCELCHECK_BENCH_SIMDJSON
@@ -103,8 +106,9 @@ int Layer(const std::string& mode, const std::string& path, int repeat) {
   } else if (mode == "validate") {
     run = [&] {
       DiagnosticSink sink(Profile{}, path);
-      ok = gemini::DecodeAndValidate(bytes, ValidateContext{}, nullptr, sink, &*input).has_value() &&
-           sink.error_count() == 0;
+      ok =
+          gemini::DecodeAndValidate(bytes, ValidateContext{}, nullptr, sink, &*input).has_value() &&
+          sink.error_count() == 0;
     };
   } else if (mode == "nlohmann-sax") {
     run = [&] {
@@ -122,8 +126,8 @@ int Layer(const std::string& mode, const std::string& path, int repeat) {
     };
     const double s = Seconds(run, repeat);
     const double mb = static_cast<double>(bytes.size()) / 1e6;
-    std::printf("%-13s %9.1f MB %8.3f s %8.1f MB/s  peak %8.1f MB (%.2fx)%s\n", mode.c_str(), mb, s, mb / s, PeakRssMb(),
-                PeakRssMb() * 1.048576 / mb, ok ? "" : "  FAILED");
+    std::printf("%-13s %9.1f MB %8.3f s %8.1f MB/s  peak %8.1f MB (%.2fx)%s\n", mode.c_str(), mb, s,
+                mb / s, PeakRssMb(), PeakRssMb() * 1.048576 / mb, ok ? "" : "  FAILED");
     return ok ? 0 : 1;
 #endif
   } else {
@@ -132,8 +136,8 @@ int Layer(const std::string& mode, const std::string& path, int repeat) {
   }
   const double s = Seconds(run, repeat);
   const double mb = static_cast<double>(bytes.size()) / 1e6;
-  std::printf("%-13s %9.1f MB %8.3f s %8.1f MB/s  peak %8.1f MB (%.2fx)%s\n", mode.c_str(), mb, s, mb / s, PeakRssMb(),
-              PeakRssMb() * 1.048576 / mb, ok ? "" : "  FAILED");
+  std::printf("%-13s %9.1f MB %8.3f s %8.1f MB/s  peak %8.1f MB (%.2fx)%s\n", mode.c_str(), mb, s,
+              mb / s, PeakRssMb(), PeakRssMb() * 1.048576 / mb, ok ? "" : "  FAILED");
   return ok ? 0 : 1;
 }
 
@@ -145,17 +149,23 @@ int Executors(const std::string& ir_path, const std::string& frontend_path, int 
     return 1;
   }
   const std::string name = ir_path.substr(ir_path.find_last_of('/') + 1);
-  const double sim = Seconds([&] { (void)gemini::Simulate(loaded->ir, gemini::SimulateOptions{}); }, repeat);
+  const double sim =
+      Seconds([&] { (void)gemini::Simulate(loaded->ir, gemini::SimulateOptions{}); }, repeat);
   // The functional executor once per mode: values only, then tensors at their L2 addresses.
   bool equal = true;
   double run[2] = {0, 0};
   for (const bool l2 : {false, true}) {
     gemini::ExecuteOptions options;
     options.l2_addressed = l2;
-    run[l2] = Seconds([&] { equal = !gemini::Execute(loaded->ir, *loaded->frontend, options).first_mismatch && equal; }, 1);
+    run[l2] = Seconds(
+        [&] {
+          equal = !gemini::Execute(loaded->ir, *loaded->frontend, options).first_mismatch && equal;
+        },
+        1);
   }
-  std::printf("%-58s simulate %8.3f ms  run %8.2f s  run --l2-addressed %8.2f s  tiled==untiled %s\n", name.c_str(),
-              sim * 1e3, run[0], run[1], equal ? "yes" : "NO");
+  std::printf(
+      "%-58s simulate %8.3f ms  run %8.2f s  run --l2-addressed %8.2f s  tiled==untiled %s\n",
+      name.c_str(), sim * 1e3, run[0], run[1], equal ? "yes" : "NO");
   return equal ? 0 : 1;
 }
 
@@ -164,8 +174,10 @@ int Executors(const std::string& ir_path, const std::string& frontend_path, int 
 int main(int argc, char** argv) {
   if (argc >= 4 && std::strcmp(argv[1], "executors") == 0) return Executors(argv[2], argv[3], 5);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: gemini_bench tokenize|decode|validate|nlohmann-sax|simdjson FILE [REPEAT]\n"
-                         "       gemini_bench executors IR.json FRONTEND.json\n");
+    std::fprintf(
+        stderr,
+        "usage: gemini_bench tokenize|decode|validate|nlohmann-sax|simdjson FILE [REPEAT]\n"
+        "       gemini_bench executors IR.json FRONTEND.json\n");
     return 2;
   }
   return Layer(argv[1], argv[2], argc > 3 ? std::atoi(argv[3]) : 1);

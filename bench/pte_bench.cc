@@ -41,7 +41,8 @@ std::vector<uint8_t> TableDenseProgram(size_t values) {
     model::Tensor t;
     t.sizes = model::Vec<int32_t>{4, 4};
     t.dim_order = model::Vec<uint8_t>{0, 1};
-    t.allocation = model::Allocation{1, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)};
+    t.allocation =
+        model::Allocation{1, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)};
     offset += kBytes;
     return model::EValue::Of(t);
   };
@@ -135,7 +136,8 @@ int Corpus(const std::string& dir, int repeat) {
     InputBuffer input;
     if (!ReadInput(path.string(), &input)) return 3;
     uint64_t errors = 0;
-    const double seconds = BestSeconds(repeat, [&] { errors = ValidateOnce(input, path.string()); });
+    const double seconds =
+        BestSeconds(repeat, [&] { errors = ValidateOnce(input, path.string()); });
     std::printf("%-60s %9zu B %10.1f us %3llu errors\n", path.filename().c_str(), input.size(),
                 seconds * 1e6, static_cast<unsigned long long>(errors));
   }
@@ -143,8 +145,10 @@ int Corpus(const std::string& dir, int repeat) {
 }
 
 int Usage() {
-  std::fputs("usage: pte_bench generate --values N -o FILE | compare FILE [--repeat R] | "
-             "corpus DIR [--repeat R]\n", stderr);
+  std::fputs(
+      "usage: pte_bench generate --values N -o FILE | compare FILE [--repeat R] | "
+      "corpus DIR [--repeat R]\n",
+      stderr);
   return 2;
 }
 
@@ -159,7 +163,8 @@ int main(int argc, char** argv) {
   };
   const int repeat = std::atoi(flag("--repeat", "5").c_str());
   if (args[0] == "generate") {
-    return Generate(std::strtoull(flag("--values", "1000000").c_str(), nullptr, 10), flag("-o", "big.pte"));
+    return Generate(std::strtoull(flag("--values", "1000000").c_str(), nullptr, 10),
+                    flag("-o", "big.pte"));
   }
   if (args[0] == "compare" && args.size() >= 2) return Compare(args[1], repeat);
   if (args[0] == "corpus" && args.size() >= 2) return Corpus(args[1], repeat);

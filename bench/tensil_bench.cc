@@ -24,7 +24,9 @@ using namespace accelcheck;
 using namespace accelcheck::tensil;
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 InputBuffer ReadOrExit(const std::string& path) {
   std::string error;
@@ -52,7 +54,8 @@ int Emulate(const std::string& path, const std::string& input_path, int repeat) 
     return 1;
   }
   std::vector<Scalar> input;
-  if (!input_path.empty()) input = DecodeScalars(ReadOrExit(input_path).bytes(), loaded->model.arch.data_type);
+  if (!input_path.empty())
+    input = DecodeScalars(ReadOrExit(input_path).bytes(), loaded->model.arch.data_type);
 
   double best = 1e300;
   RunStats stats;
@@ -62,11 +65,12 @@ int Emulate(const std::string& path, const std::string& input_path, int repeat) 
     stats = RunModel(machine, *loaded, {input}).stats;
     best = std::min(best, Seconds(start));
   }
-  std::printf("%-60s %9llu instructions %12llu MACs  %8.4f s  %.3g MAC/s  (%.1f%% computed: %.3g MAC/s)\n",
-              path.c_str(), static_cast<unsigned long long>(stats.instructions),
-              static_cast<unsigned long long>(stats.macs), best, static_cast<double>(stats.macs) / best,
-              100.0 * static_cast<double>(stats.computed_macs) / static_cast<double>(stats.macs),
-              static_cast<double>(stats.computed_macs) / best);
+  std::printf(
+      "%-60s %9llu instructions %12llu MACs  %8.4f s  %.3g MAC/s  (%.1f%% computed: %.3g MAC/s)\n",
+      path.c_str(), static_cast<unsigned long long>(stats.instructions),
+      static_cast<unsigned long long>(stats.macs), best, static_cast<double>(stats.macs) / best,
+      100.0 * static_cast<double>(stats.computed_macs) / static_cast<double>(stats.macs),
+      static_cast<double>(stats.computed_macs) / best);
   return 0;
 }
 
@@ -84,7 +88,8 @@ int Validate(const std::vector<std::string>& paths, int repeat) {
       best = std::min(best, Seconds(start));
       errors = sink.error_count();
     }
-    std::printf("%-60s %9.3f ms  %llu errors\n", path.c_str(), best * 1e3, static_cast<unsigned long long>(errors));
+    std::printf("%-60s %9.3f ms  %llu errors\n", path.c_str(), best * 1e3,
+                static_cast<unsigned long long>(errors));
     if (errors != 0) status = 1;
   }
   return status;

@@ -15,7 +15,8 @@ namespace {
 
 std::optional<DiagnosticSink> ValidateStrictly(const Format& format, const MutationInput& input,
                                                std::string* error) {
-  const std::optional<InputBuffer> bytes = ReadFileLimited(input.path, Limits{}.max_file_size, error);
+  const std::optional<InputBuffer> bytes =
+      ReadFileLimited(input.path, Limits{}.max_file_size, error);
   if (!bytes) return std::nullopt;
   DiagnosticSink sink(Profile{.strict = true}, input.path);
   ValidateContext context;
@@ -31,14 +32,17 @@ std::string Describe(const Diagnostic& d) {
 
 }  // namespace
 
-std::optional<MutatedFiles> ByteMutator::Mutate(const MutationInput& input, const Rule& rule, uint64_t seed,
-                                                const std::string& output, std::string* error) const {
-  const std::optional<InputBuffer> bytes = ReadFileLimited(input.path, Limits{}.max_file_size, error);
+std::optional<MutatedFiles> ByteMutator::Mutate(const MutationInput& input, const Rule& rule,
+                                                uint64_t seed, const std::string& output,
+                                                std::string* error) const {
+  const std::optional<InputBuffer> bytes =
+      ReadFileLimited(input.path, Limits{}.max_file_size, error);
   if (!bytes) return std::nullopt;
   const std::optional<std::vector<uint8_t>> mutated = Apply(bytes->bytes(), rule, seed, error);
   if (!mutated) return std::nullopt;
   std::ofstream out(output, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(mutated->data()), static_cast<std::streamsize>(mutated->size()));
+  out.write(reinterpret_cast<const char*>(mutated->data()),
+            static_cast<std::streamsize>(mutated->size()));
   if (!out) {
     *error = "cannot write " + output;
     return std::nullopt;
@@ -50,8 +54,8 @@ std::optional<MutatedFiles> ByteMutator::Mutate(const MutationInput& input, cons
 }
 
 const Mutator* FindMutator(std::string_view format_id) {
-  static const Mutator* const kMutators[] = {&pte::PteMutator(), &tensil::conformance::TensilMutator(),
-                                             &gemini::GeminiMutator()};
+  static const Mutator* const kMutators[] = {
+      &pte::PteMutator(), &tensil::conformance::TensilMutator(), &gemini::GeminiMutator()};
   for (const Mutator* m : kMutators) {
     if (m->format() == format_id) return m;
   }
@@ -77,8 +81,9 @@ std::optional<std::string> NotAValidInput(const Format& format, const MutationIn
   return std::nullopt;
 }
 
-std::optional<std::string> NotBreakingOnly(const Format& format, const MutationInput& mutated, const Rule& rule,
-                                           const std::vector<const Rule*>& also, const MutationBaseline& baseline) {
+std::optional<std::string> NotBreakingOnly(const Format& format, const MutationInput& mutated,
+                                           const Rule& rule, const std::vector<const Rule*>& also,
+                                           const MutationBaseline& baseline) {
   std::string error;
   const std::optional<DiagnosticSink> sink = ValidateStrictly(format, mutated, &error);
   if (!sink) return error;
@@ -87,7 +92,8 @@ std::optional<std::string> NotBreakingOnly(const Format& format, const MutationI
     if (baseline.Holds(d)) continue;
     if (d.rule == &rule) {
       broken = true;
-    } else if (d.severity == Severity::kError && std::find(also.begin(), also.end(), d.rule) == also.end()) {
+    } else if (d.severity == Severity::kError &&
+               std::find(also.begin(), also.end(), d.rule) == also.end()) {
       return Str("the change would also break ", Describe(d));
     }
   }

@@ -45,8 +45,9 @@ class Mutator {
   // and no other rule with error severity. Nothing is written, and `error`
   // says why, when the input does not validate or offers no place to break
   // the rule. `seed` picks among the places when there are several.
-  virtual std::optional<MutatedFiles> Mutate(const MutationInput& input, const Rule& rule, uint64_t seed,
-                                             const std::string& output, std::string* error) const = 0;
+  virtual std::optional<MutatedFiles> Mutate(const MutationInput& input, const Rule& rule,
+                                             uint64_t seed, const std::string& output,
+                                             std::string* error) const = 0;
 };
 
 // A mutator of a format of one file, whose mutation is a function of the
@@ -87,7 +88,8 @@ std::optional<std::string> NotAValidInput(const Format& format, const MutationIn
 // Why the file a mutation wrote does not break exactly `rule` (with the
 // rules `also` that necessarily break with it) under --strict, besides the
 // input's baseline, or nothing when it does.
-std::optional<std::string> NotBreakingOnly(const Format& format, const MutationInput& mutated, const Rule& rule,
-                                           const std::vector<const Rule*>& also, const MutationBaseline& baseline);
+std::optional<std::string> NotBreakingOnly(const Format& format, const MutationInput& mutated,
+                                           const Rule& rule, const std::vector<const Rule*>& also,
+                                           const MutationBaseline& baseline);
 
 }  // namespace accelcheck

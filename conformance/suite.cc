@@ -40,17 +40,23 @@ namespace {
 
 bool WriteBytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   return static_cast<bool>(out);
 }
 
 std::string Expectation(Category category) {
   switch (category) {
-    case Category::kMalformed: return "malformed";
-    case Category::kInvalid: return "invalid";
-    case Category::kUnsupported: return "unsupported";
-    case Category::kLimit: return "limit";
-    case Category::kInternal: return "internal";
+    case Category::kMalformed:
+      return "malformed";
+    case Category::kInvalid:
+      return "invalid";
+    case Category::kUnsupported:
+      return "unsupported";
+    case Category::kLimit:
+      return "limit";
+    case Category::kInternal:
+      return "internal";
   }
   return "invalid";
 }
@@ -67,8 +73,8 @@ bool PathMatches(const std::string& reported, const std::string& expected) {
   if (expected.empty()) return true;
   if (reported.compare(0, expected.size(), expected) != 0) return false;
   // Object paths nest with '.' and '[', JSON pointers (gemini) with '/'.
-  return reported.size() == expected.size() || reported[expected.size()] == '.' || reported[expected.size()] == '[' ||
-         reported[expected.size()] == '/';
+  return reported.size() == expected.size() || reported[expected.size()] == '.' ||
+         reported[expected.size()] == '[' || reported[expected.size()] == '/';
 }
 
 std::string Describe(const DiagnosticSink& sink) {
@@ -94,7 +100,8 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
     result.detail = "cannot read " + file + ": " + error;
     return result;
   }
-  const Format* format = result.format.empty() ? DetectFormat(input->bytes()) : FindFormat(result.format);
+  const Format* format =
+      result.format.empty() ? DetectFormat(input->bytes()) : FindFormat(result.format);
   if (format == nullptr) {
     result.detail = "no format " + Quoted(result.format);
     return result;
@@ -104,9 +111,11 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
   ValidateContext context;
   context.limits = limits;
   context.path = file;
-  if (c.contains("data") && c["data"].is_string()) context.companions.push_back((dir / c.value("data", "")).string());
+  if (c.contains("data") && c["data"].is_string())
+    context.companions.push_back((dir / c.value("data", "")).string());
   if (c.contains("data") && c["data"].is_array()) {
-    for (const json& companion : c["data"]) context.companions.push_back((dir / companion.get<std::string>()).string());
+    for (const json& companion : c["data"])
+      context.companions.push_back((dir / companion.get<std::string>()).string());
   }
   format->Validate(*input, context, sink);
 
@@ -117,7 +126,8 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
     const std::string rule = c.value("rule", "");
     const std::string path = c.contains("location") ? c["location"].value("path", "") : "";
     std::vector<std::string> allowed = {rule};
-    for (const json& also : c.value("also", json::array())) allowed.push_back(also.get<std::string>());
+    for (const json& also : c.value("also", json::array()))
+      allowed.push_back(also.get<std::string>());
     bool reported = false;
     std::string unexpected;
     for (const Diagnostic& d : sink.diagnostics()) {
@@ -129,7 +139,8 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
     }
     result.passed = reported && unexpected.empty();
     if (!reported) {
-      result.detail = Str("expected ", rule, path.empty() ? "" : " at " + path, ": ", Describe(sink));
+      result.detail =
+          Str("expected ", rule, path.empty() ? "" : " at " + path, ": ", Describe(sink));
     } else if (!unexpected.empty()) {
       result.detail = Str("also reported ", unexpected, ": ", Describe(sink));
     } else {
@@ -144,10 +155,18 @@ std::string XmlEscape(std::string_view s) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
       default:
         if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') {
           out += ' ';
@@ -197,7 +216,8 @@ bool WriteCase(const fs::path& dir, const std::string& file, const std::vector<u
 
 // Writes the example bases and their valid cases: each program, and its
 // companion .ptd both alone and as the program's "data".
-bool WriteBases(const fs::path& dir, std::vector<SuiteBase>& bases, json& cases, std::string* error) {
+bool WriteBases(const fs::path& dir, std::vector<SuiteBase>& bases, json& cases,
+                std::string* error) {
   for (const pte::NamedBase& base : pte::ExampleBases()) {
     SuiteBase program{base.name, ".pte", pte::Serialize(base.file), ""};
     std::optional<SuiteBase> data;
@@ -205,12 +225,15 @@ bool WriteBases(const fs::path& dir, std::vector<SuiteBase>& bases, json& cases,
       data = SuiteBase{base.name, ".ptd", pte::SerializePtd(*base.data), ""};
       program.data = "pte/valid_" + base.name + ".ptd";
       if (!WriteCase(dir, program.data, data->bytes, error)) return false;
-      cases.push_back(
-          {{"id", "pte.valid." + base.name + ".ptd"}, {"format", "pte"}, {"file", program.data}, {"expect", "valid"}});
+      cases.push_back({{"id", "pte.valid." + base.name + ".ptd"},
+                       {"format", "pte"},
+                       {"file", program.data},
+                       {"expect", "valid"}});
     }
     const std::string file = "pte/valid_" + base.name + ".pte";
     if (!WriteCase(dir, file, program.bytes, error)) return false;
-    json c = {{"id", "pte.valid." + base.name}, {"format", "pte"}, {"file", file}, {"expect", "valid"}};
+    json c = {
+        {"id", "pte.valid." + base.name}, {"format", "pte"}, {"file", file}, {"expect", "valid"}};
     if (data) c["data"] = program.data;
     cases.push_back(std::move(c));
     bases.push_back(std::move(program));
@@ -224,7 +247,9 @@ bool WriteBases(const fs::path& dir, std::vector<SuiteBase>& bases, json& cases,
 // .tdata it names, and "data" the .tarch it is validated against.
 bool WriteTensilCases(const fs::path& dir, json& cases, std::string* error) {
   namespace tc = tensil::conformance;
-  const auto relative = [&](const std::string& path) { return fs::relative(path, dir).generic_string(); };
+  const auto relative = [&](const std::string& path) {
+    return fs::relative(path, dir).generic_string();
+  };
   const auto write = [&](const tc::Bundle& bundle, const std::string& stem, json c) {
     const auto written = tc::WriteBundle(bundle, dir / "tensil", stem, error);
     if (!written) return false;
@@ -239,7 +264,8 @@ bool WriteTensilCases(const fs::path& dir, json& cases, std::string* error) {
     cases.push_back(std::move(c));
     return true;
   };
-  if (!write(tc::TinyBundle(), "valid_tiny", {{"id", "tensil.valid.tiny"}, {"expect", "valid"}})) return false;
+  if (!write(tc::TinyBundle(), "valid_tiny", {{"id", "tensil.valid.tiny"}, {"expect", "valid"}}))
+    return false;
   for (const tc::Mutation& m : tc::Mutations()) {
     tc::Bundle bundle = tc::TinyBundle();
     const std::string path = m.change(bundle);
@@ -319,12 +345,13 @@ std::string SuiteJunit(const SuiteResult& result) {
   double total = 0;
   for (const CaseResult& c : result.cases) total += c.seconds;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += Str("<testsuites tests=\"", result.cases.size(), "\" failures=\"", result.failed(), "\">\n");
-  out += Str("  <testsuite name=\"conformance\" tests=\"", result.cases.size(), "\" failures=\"", result.failed(),
-             "\" time=\"", total, "\">\n");
+  out +=
+      Str("<testsuites tests=\"", result.cases.size(), "\" failures=\"", result.failed(), "\">\n");
+  out += Str("  <testsuite name=\"conformance\" tests=\"", result.cases.size(), "\" failures=\"",
+             result.failed(), "\" time=\"", total, "\">\n");
   for (const CaseResult& c : result.cases) {
-    out += Str("    <testcase classname=\"", XmlEscape(c.format), "\" name=\"", XmlEscape(c.id), "\" time=\"",
-               c.seconds, "\"");
+    out += Str("    <testcase classname=\"", XmlEscape(c.format), "\" name=\"", XmlEscape(c.id),
+               "\" time=\"", c.seconds, "\"");
     if (c.passed) {
       out += "/>\n";
     } else {

@@ -42,7 +42,8 @@ void EditOne(json& doc, std::mt19937_64& rng) {
   std::vector<json*> nodes;
   Collect(doc, &nodes);
   json& node = *nodes[rng() % nodes.size()];
-  static const int64_t kBoundaries[] = {0, -1, 1, 7, 8, 9, INT32_MAX, int64_t{1} << 31, int64_t{1} << 32, INT64_MAX, INT64_MIN};
+  static const int64_t kBoundaries[] = {
+      0, -1, 1, 7, 8, 9, INT32_MAX, int64_t{1} << 31, int64_t{1} << 32, INT64_MAX, INT64_MIN};
   switch (rng() % 5) {
     case 0:  // boundary number
       if (node.is_number()) node = kBoundaries[rng() % std::size(kBoundaries)];
@@ -50,7 +51,8 @@ void EditOne(json& doc, std::mt19937_64& rng) {
     case 1:  // shift by one (ranges, ids, addresses)
       // Wrapping, so that INT64_MIN - 1 is INT64_MAX rather than overflow.
       if (node.is_number_integer()) {
-        node = static_cast<int64_t>(static_cast<uint64_t>(node.get<int64_t>()) + ((rng() & 1) ? 1 : UINT64_MAX));
+        node = static_cast<int64_t>(static_cast<uint64_t>(node.get<int64_t>()) +
+                                    ((rng() & 1) ? 1 : UINT64_MAX));
       }
       break;
     case 2:  // drop a key
@@ -64,7 +66,8 @@ void EditOne(json& doc, std::mt19937_64& rng) {
       if (node.is_array() && !node.empty()) node.push_back(node[rng() % node.size()]);
       break;
     case 4:  // permute an array
-      if (node.is_array() && node.size() > 1) std::swap(node[rng() % node.size()], node[rng() % node.size()]);
+      if (node.is_array() && node.size() > 1)
+        std::swap(node[rng() % node.size()], node[rng() % node.size()]);
       break;
   }
 }
@@ -73,7 +76,8 @@ void EditOne(json& doc, std::mt19937_64& rng) {
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
   json doc = json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return LLVMFuzzerMutate(data, size, max_size);
   std::mt19937_64 rng(seed);

@@ -33,21 +33,61 @@ constexpr uint64_t kMaxEmulatedInstructions = 64;
 // Small enough that any valid instruction runs in well under a millisecond.
 const Architecture kArchitectures[] = {
     // conformance/tensil/bundle.cc TinyBundle
-    {.data_type = DataType::kFp16bp8, .array_size = 2, .dram0_depth = 256, .dram1_depth = 256,
-     .local_depth = 256, .accumulator_depth = 256, .simd_registers_depth = 1, .stride0_depth = 2,
-     .stride1_depth = 2, .number_of_threads = 1, .thread_queue_depth = 8},
-    {.data_type = DataType::kFp8bp4, .array_size = 4, .dram0_depth = 1024, .dram1_depth = 64,
-     .local_depth = 512, .accumulator_depth = 128, .simd_registers_depth = 4, .stride0_depth = 8,
-     .stride1_depth = 4, .number_of_threads = 2, .thread_queue_depth = 4},
-    {.data_type = DataType::kFp18bp10, .array_size = 8, .dram0_depth = 300, .dram1_depth = 5000,
-     .local_depth = 1000, .accumulator_depth = 64, .simd_registers_depth = 2, .stride0_depth = 1,
-     .stride1_depth = 16, .number_of_threads = 1, .thread_queue_depth = 8},
-    {.data_type = DataType::kFp32bp16, .array_size = 3, .dram0_depth = 65536, .dram1_depth = 2,
-     .local_depth = 64, .accumulator_depth = 1024, .simd_registers_depth = 16, .stride0_depth = 4,
-     .stride1_depth = 2, .number_of_threads = 2, .thread_queue_depth = 16},
-    {.data_type = DataType::kFloat32, .array_size = 2, .dram0_depth = 128, .dram1_depth = 128,
-     .local_depth = 128, .accumulator_depth = 128, .simd_registers_depth = 3, .stride0_depth = 2,
-     .stride1_depth = 8, .number_of_threads = 1, .thread_queue_depth = 8},
+    {.data_type = DataType::kFp16bp8,
+     .array_size = 2,
+     .dram0_depth = 256,
+     .dram1_depth = 256,
+     .local_depth = 256,
+     .accumulator_depth = 256,
+     .simd_registers_depth = 1,
+     .stride0_depth = 2,
+     .stride1_depth = 2,
+     .number_of_threads = 1,
+     .thread_queue_depth = 8},
+    {.data_type = DataType::kFp8bp4,
+     .array_size = 4,
+     .dram0_depth = 1024,
+     .dram1_depth = 64,
+     .local_depth = 512,
+     .accumulator_depth = 128,
+     .simd_registers_depth = 4,
+     .stride0_depth = 8,
+     .stride1_depth = 4,
+     .number_of_threads = 2,
+     .thread_queue_depth = 4},
+    {.data_type = DataType::kFp18bp10,
+     .array_size = 8,
+     .dram0_depth = 300,
+     .dram1_depth = 5000,
+     .local_depth = 1000,
+     .accumulator_depth = 64,
+     .simd_registers_depth = 2,
+     .stride0_depth = 1,
+     .stride1_depth = 16,
+     .number_of_threads = 1,
+     .thread_queue_depth = 8},
+    {.data_type = DataType::kFp32bp16,
+     .array_size = 3,
+     .dram0_depth = 65536,
+     .dram1_depth = 2,
+     .local_depth = 64,
+     .accumulator_depth = 1024,
+     .simd_registers_depth = 16,
+     .stride0_depth = 4,
+     .stride1_depth = 2,
+     .number_of_threads = 2,
+     .thread_queue_depth = 16},
+    {.data_type = DataType::kFloat32,
+     .array_size = 2,
+     .dram0_depth = 128,
+     .dram1_depth = 128,
+     .local_depth = 128,
+     .accumulator_depth = 128,
+     .simd_registers_depth = 3,
+     .stride0_depth = 2,
+     .stride1_depth = 8,
+     .number_of_threads = 1,
+     .thread_queue_depth = 8},
 };
 constexpr size_t kArchitectureCount = sizeof(kArchitectures) / sizeof(kArchitectures[0]);
 
@@ -104,7 +144,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Architecture arch = ArchitectureFrom(data);
   const auto layout = LayoutOf(arch);
   if (!layout) return 0;
-  const size_t whole = (size - kHeaderBytes) / layout->instruction_bytes * layout->instruction_bytes;
+  const size_t whole =
+      (size - kHeaderBytes) / layout->instruction_bytes * layout->instruction_bytes;
   const ByteView program(data + kHeaderBytes, whole);
   CheckRoundTrip(program, *layout);
 
@@ -116,9 +157,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckDataflow(program, BareModel(arch), *layout, unlimited, sink);
   CheckDiagnostics(sink);
 
-  const size_t emulated = std::min<uint64_t>(whole / layout->instruction_bytes, kMaxEmulatedInstructions);
+  const size_t emulated =
+      std::min<uint64_t>(whole / layout->instruction_bytes, kMaxEmulatedInstructions);
   Machine machine(arch);
-  const RunStats stats = machine.Run(program.subspan(0, emulated * layout->instruction_bytes), *layout);
+  const RunStats stats =
+      machine.Run(program.subspan(0, emulated * layout->instruction_bytes), *layout);
   if (stats.instructions != emulated) __builtin_trap();
   return 0;
 }

@@ -55,7 +55,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   std::string pattern = (fs::temp_directory_path() / "tensil_model_fuzzer.XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) std::abort();
   std::string error;
-  const auto written = tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), pattern, "tiny", &error);
+  const auto written =
+      tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), pattern, "tiny", &error);
   if (!written) std::abort();
   BundleDirectory() = pattern;
   std::atexit(RemoveBundle);
@@ -63,7 +64,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   context.path = (fs::path(pattern) / "fuzz.tmodel").string();
   for (const std::string& file : written->files) {
     const fs::path path(file);
-    if (path.extension() == ".tprog" || path.extension() == ".tdata") context.companions.push_back(file);
+    if (path.extension() == ".tprog" || path.extension() == ".tdata")
+      context.companions.push_back(file);
   }
   context.limits.time_budget_ms = 0;  // libFuzzer's -timeout bounds the time
   return 0;

@@ -31,7 +31,8 @@ json& W(json& ir, const char* core, int i) { return ir[core][i]; }
 void RenumberWorkload(json& ir, int core, int from, int to) {
   const auto visit = [&](auto& self, json& v) -> void {
     if (v.is_object()) {
-      if (v.contains("core_id") && v.contains("workload_id") && v["core_id"] == core && v["workload_id"] == from) {
+      if (v.contains("core_id") && v.contains("workload_id") && v["core_id"] == core &&
+          v["workload_id"] == from) {
         v["workload_id"] = to;
       }
       for (auto& [key, child] : v.items()) self(self, child);
@@ -54,25 +55,47 @@ void RenumberWorkload(json& ir, int core, int from, int to) {
 void ReadCore1OutputFirst(json& ir) {
   const json extent = json::array({0, 7, 3, 3});
   json& reader = W(ir, "0", 0);
-  reader["ifmap"].push_back({{"align", 8}, {"bitwidth", 8}, {"lower", {0, 0, 0, 0}}, {"upper", extent}, {"size", 128},
+  reader["ifmap"].push_back({{"align", 8},
+                             {"bitwidth", 8},
+                             {"lower", {0, 0, 0, 0}},
+                             {"upper", extent},
+                             {"size", 128},
                              {"transfer_id", {7}}});
-  reader["buffer"].push_back({{"address", 4096}, {"align", 8}, {"bitwidth", 8}, {"cur_wl_ifmap", true},
-                              {"lower", {0, 0, 0, 0}}, {"upper", extent}, {"newly_added", true}, {"size", 128},
-                              {"source", json::array({{{"core_id", 1}, {"layer_name", "conv_1"}, {"lower", {0, 0, 0, 0}},
-                                                       {"upper", extent}, {"size", 128}, {"transfer_id", 7},
+  reader["buffer"].push_back({{"address", 4096},
+                              {"align", 8},
+                              {"bitwidth", 8},
+                              {"cur_wl_ifmap", true},
+                              {"lower", {0, 0, 0, 0}},
+                              {"upper", extent},
+                              {"newly_added", true},
+                              {"size", 128},
+                              {"source", json::array({{{"core_id", 1},
+                                                       {"layer_name", "conv_1"},
+                                                       {"lower", {0, 0, 0, 0}},
+                                                       {"upper", extent},
+                                                       {"size", 128},
+                                                       {"transfer_id", 7},
                                                        {"type", "core"}}})},
-                              {"tensor_id", 9}, {"tensor_order", W(ir, "0", 1)["buffer"][1]["tensor_order"]},
-                              {"transfer_id", {7}}, {"type", "ifmap"}});
-  W(ir, "1", 1)["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+                              {"tensor_id", 9},
+                              {"tensor_order", W(ir, "0", 1)["buffer"][1]["tensor_order"]},
+                              {"transfer_id", {7}},
+                              {"type", "ifmap"}});
+  W(ir, "1", 1)
+  ["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
 }
 
 std::string ExpectationOf(const Rule& rule) {
   switch (rule.category) {
-    case Category::kMalformed: return "malformed";
-    case Category::kUnsupported: return "unsupported";
-    case Category::kLimit: return "limit";
-    case Category::kInternal: return "internal";
-    case Category::kInvalid: break;
+    case Category::kMalformed:
+      return "malformed";
+    case Category::kUnsupported:
+      return "unsupported";
+    case Category::kLimit:
+      return "limit";
+    case Category::kInternal:
+      return "internal";
+    case Category::kInvalid:
+      break;
   }
   return "invalid";
 }
@@ -103,183 +126,487 @@ const std::vector<CaseMutation>& CaseMutations() {
   using namespace rules;
   static const std::vector<CaseMutation> kMutations = {
       {&kJsonSyntax, "", false, nullptr, [](std::string& t) { t.resize(t.size() / 2); }, {}},
-      {&kJsonDuplicateKey, "/buffersize", false, nullptr,
-       [](std::string& t) { t.replace(t.find("\"buffersize\":"), 13, "\"buffersize\":1,\"buffersize\":"); }, {}},
-      {&kJsonNumberRange, "/buffersize", false, [](json& ir) { ir["buffersize"] = 65536.5; }, nullptr, {}},
-      {&kSchemaType, "/0/0/time", false, [](json& ir) { W(ir, "0", 0)["time"] = "100"; }, nullptr, {}},
-      {&kSchemaMissingKey, "/0/0", false, [](json& ir) { W(ir, "0", 0).erase("ofmap_size"); }, nullptr, {}},
-      {&kSchemaUnknownKey, "/0/0/colour", false, [](json& ir) { W(ir, "0", 0)["colour"] = 1; }, nullptr, {}},
-      {&kSchemaEnum, "/0/0/buffer/0/type", false, [](json& ir) { W(ir, "0", 0)["buffer"][0]["type"] = "bias"; }, nullptr, {}},
+      {&kJsonDuplicateKey,
+       "/buffersize",
+       false,
+       nullptr,
+       [](std::string& t) {
+         t.replace(t.find("\"buffersize\":"), 13, "\"buffersize\":1,\"buffersize\":");
+       },
+       {}},
+      {&kJsonNumberRange,
+       "/buffersize",
+       false,
+       [](json& ir) { ir["buffersize"] = 65536.5; },
+       nullptr,
+       {}},
+      {&kSchemaType,
+       "/0/0/time",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["time"] = "100";
+       },
+       nullptr,
+       {}},
+      {&kSchemaMissingKey,
+       "/0/0",
+       false,
+       [](json& ir) { W(ir, "0", 0).erase("ofmap_size"); },
+       nullptr,
+       {}},
+      {&kSchemaUnknownKey,
+       "/0/0/colour",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["colour"] = 1;
+       },
+       nullptr,
+       {}},
+      {&kSchemaEnum,
+       "/0/0/buffer/0/type",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["buffer"][0]["type"] = "bias";
+       },
+       nullptr,
+       {}},
       {&kTopKeys, "/cores", false, [](json& ir) { ir["cores"] = 1; }, nullptr, {}},
       {&kTopCoreRange, "/1", false, [](json& ir) { ir["xlen"] = 1; }, nullptr, {}},
-      {&kTopParams, "/top_batch_cut", false, [](json& ir) { ir["top_batch_cut"] = 0; }, nullptr, {}},
-      {&kWorkloadBufferKey, "/0/0", false, [](json& ir) { W(ir, "0", 0).erase("wl0_buffer"); }, nullptr, {}},
-      {&kWorkloadWl1Dialect, "/0/0/wl1_buffer", false,
+      {&kTopParams,
+       "/top_batch_cut",
+       false,
+       [](json& ir) { ir["top_batch_cut"] = 0; },
+       nullptr,
+       {}},
+      {&kWorkloadBufferKey,
+       "/0/0",
+       false,
+       [](json& ir) { W(ir, "0", 0).erase("wl0_buffer"); },
+       nullptr,
+       {}},
+      {&kWorkloadWl1Dialect,
+       "/0/0/wl1_buffer",
+       false,
        [](json& ir) {
          W(ir, "0", 0)["wl1_buffer"] = W(ir, "0", 0)["wl0_buffer"];
          W(ir, "0", 0).erase("wl0_buffer");
        },
-       nullptr, {}},
-      {&kRangeOrder, "/0/0/ifmap/0", false, [](json& ir) { W(ir, "0", 0)["ifmap"][0]["lower"][1] = 9; }, nullptr, {}},
-      {&kWorkloadWeight, "/0/0", false, [](json& ir) { W(ir, "0", 0).erase("weight"); }, nullptr, {}},
-      {&kFrontendLayer, "/0/0/layer_name", true, [](json& ir) { W(ir, "0", 0)["layer_name"] = "conv_9"; }, nullptr, {}},
-      {&kFrontendLayerType, "/0/0/layer_type", true, [](json& ir) { W(ir, "0", 0)["layer_type"] = "vp"; }, nullptr,
+       nullptr,
+       {}},
+      {&kRangeOrder,
+       "/0/0/ifmap/0",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["ifmap"][0]["lower"][1] = 9;
+       },
+       nullptr,
+       {}},
+      {&kWorkloadWeight,
+       "/0/0",
+       false,
+       [](json& ir) { W(ir, "0", 0).erase("weight"); },
+       nullptr,
+       {}},
+      {&kFrontendLayer,
+       "/0/0/layer_name",
+       true,
+       [](json& ir) {
+         W(ir, "0", 0)["layer_name"] = "conv_9";
+       },
+       nullptr,
+       {}},
+      {&kFrontendLayerType,
+       "/0/0/layer_type",
+       true,
+       [](json& ir) {
+         W(ir, "0", 0)["layer_type"] = "vp";
+       },
+       nullptr,
        {&kWorkloadWeight}},
-      {&kTopBatchCut, "/top_batch_cut", false, [](json& ir) { ir["top_batch_cut"] = 2; }, nullptr, {}},
-      {&kWorkloadContiguous, "/1", false, [](json& ir) { RenumberWorkload(ir, 1, 1, 2); }, nullptr, {}},
-      {&kWorkloadOrder, "/0/1/workload_id", false, [](json& ir) { W(ir, "0", 1)["workload_id"] = 0; }, nullptr, {}},
-      {&kTileKeys, "/0/0/tile_info", false,
+      {&kTopBatchCut,
+       "/top_batch_cut",
+       false,
+       [](json& ir) { ir["top_batch_cut"] = 2; },
+       nullptr,
+       {}},
+      {&kWorkloadContiguous,
+       "/1",
+       false,
+       [](json& ir) { RenumberWorkload(ir, 1, 1, 2); },
+       nullptr,
+       {}},
+      {&kWorkloadOrder,
+       "/0/1/workload_id",
+       false,
+       [](json& ir) {
+         W(ir, "0", 1)["workload_id"] = 0;
+       },
+       nullptr,
+       {}},
+      {&kTileKeys,
+       "/0/0/tile_info",
+       false,
        [](json& ir) {
          json& tiles = W(ir, "0", 0)["tile_info"];
          tiles["tile_num_2"] = tiles["tile_num_1"];
          tiles.erase("tile_num_1");
        },
-       nullptr, {}},
-      {&kTilePartition, "/0/0/tile_info/tile_num_1", false,
-       [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_1"]["ofmap_lower"][2] = 0; }, nullptr, {&kTileWindow}},
-      {&kTileReceptiveField, "/0/0/tile_info/tile_num_1", true,
+       nullptr,
+       {}},
+      {&kTilePartition,
+       "/0/0/tile_info/tile_num_1",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["tile_info"]["tile_num_1"]["ofmap_lower"][2] = 0;
+       },
+       nullptr,
+       {&kTileWindow}},
+      {&kTileReceptiveField,
+       "/0/0/tile_info/tile_num_1",
+       true,
        [](json& ir) {
          json& lower = W(ir, "0", 0)["tile_info"]["tile_num_1"]["ifmap_lower"];
          lower[2] = lower[2].get<int64_t>() + 1;
        },
-       nullptr, {}},
+       nullptr,
+       {}},
       // Without the frontend: the second tile's window starts a row late.
-      {&kTileWindow, "/0/0/tile_info/tile_num_1", false,
-       [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_1"]["ifmap_lower"][2] = 2; }, nullptr, {}},
-      {&kTilePadding, "/0/0/tile_info/tile_num_0", true,
-       [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_0"]["tile_padding_tblr"][0] = 0; }, nullptr, {}},
-      {&kTileMiniTile, "/0/0/tile_info/tile_num_0", false,
-       [](json& ir) { W(ir, "0", 0)["tile_info"]["tile_num_0"]["loop_order"] = "KNHH"; }, nullptr, {}},
+      {&kTileWindow,
+       "/0/0/tile_info/tile_num_1",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["tile_info"]["tile_num_1"]["ifmap_lower"][2] = 2;
+       },
+       nullptr,
+       {}},
+      {&kTilePadding,
+       "/0/0/tile_info/tile_num_0",
+       true,
+       [](json& ir) {
+         W(ir, "0", 0)["tile_info"]["tile_num_0"]["tile_padding_tblr"][0] = 0;
+       },
+       nullptr,
+       {}},
+      {&kTileMiniTile,
+       "/0/0/tile_info/tile_num_0",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["tile_info"]["tile_num_0"]["loop_order"] = "KNHH";
+       },
+       nullptr,
+       {}},
       // Core 1's conv_1 reaches row 8 of an 8-row output; its last tile and
       // that tile's padding follow, so the tiles stay consistent.
-      {&kWorkloadShape, "/1/1/workload", true,
+      {&kWorkloadShape,
+       "/1/1/workload",
+       true,
        [](json& ir) {
          W(ir, "1", 1)["workload"][1][2] = 8;
          W(ir, "1", 1)["tile_info"]["tile_num_1"]["ofmap_upper"][2] = 8;
          W(ir, "1", 1)["tile_info"]["tile_num_1"]["tile_padding_tblr"][1] = 2;
        },
-       nullptr, {}},
-      {&kWorkloadTime, "/0/0/time", false, [](json& ir) { W(ir, "0", 0)["time"] = -1; }, nullptr, {}},
-      {&kSizeLayout, "/0/0/ifmap/0", false, [](json& ir) { W(ir, "0", 0)["ifmap"][0]["align"] = 4; }, nullptr, {}},
-      {&kSizeFmap, "/0/0/ifmap/0/size", false,
-       [](json& ir) { W(ir, "0", 0)["ifmap"][0]["size"] = W(ir, "0", 0)["ifmap"][0]["size"].get<int64_t>() + 8; }, nullptr, {}},
-      {&kSizeWeight, "/0/0/weight/size", false,
-       [](json& ir) { W(ir, "0", 0)["weight"]["size"] = W(ir, "0", 0)["weight"]["size"].get<int64_t>() + 8; }, nullptr, {}},
-      {&kSizeOfmap, "/0/0/ofmap/0/size", false,
-       [](json& ir) { W(ir, "0", 0)["ofmap_size"] = W(ir, "0", 0)["ofmap_size"].get<int64_t>() + 8; }, nullptr, {}},
-      {&kSizeExtent, "/0/0/ofmap/0", false, [](json& ir) { W(ir, "0", 0)["ofmap"][0]["upper"][3] = 2; }, nullptr, {}},
-      {&kTransferUnique, "/-1/out/1/transfer_id", false,
-       [](json& ir) { ir["-1"]["out"][1]["transfer_id"] = ir["-1"]["out"][0]["transfer_id"]; }, nullptr, {}},
-      {&kTransferDramIn, "/-1/in/0", false, [](json& ir) { ir["-1"]["in"][0]["upper"][3] = 2; }, nullptr, {}},
-      {&kTransferRelated, "/-1/in/0/related_ofmap", false,
-       [](json& ir) { ir["-1"]["in"][0]["related_ofmap"] = json::array({ir["-1"]["out"][0]["transfer_id"]}); }, nullptr, {}},
+       nullptr,
+       {}},
+      {&kWorkloadTime,
+       "/0/0/time",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["time"] = -1;
+       },
+       nullptr,
+       {}},
+      {&kSizeLayout,
+       "/0/0/ifmap/0",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["ifmap"][0]["align"] = 4;
+       },
+       nullptr,
+       {}},
+      {&kSizeFmap,
+       "/0/0/ifmap/0/size",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["ifmap"][0]["size"] = W(ir, "0", 0)["ifmap"][0]["size"].get<int64_t>() + 8;
+       },
+       nullptr,
+       {}},
+      {&kSizeWeight,
+       "/0/0/weight/size",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["weight"]["size"] = W(ir, "0", 0)["weight"]["size"].get<int64_t>() + 8;
+       },
+       nullptr,
+       {}},
+      {&kSizeOfmap,
+       "/0/0/ofmap/0/size",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["ofmap_size"] = W(ir, "0", 0)["ofmap_size"].get<int64_t>() + 8;
+       },
+       nullptr,
+       {}},
+      {&kSizeExtent,
+       "/0/0/ofmap/0",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["ofmap"][0]["upper"][3] = 2;
+       },
+       nullptr,
+       {}},
+      {&kTransferUnique,
+       "/-1/out/1/transfer_id",
+       false,
+       [](json& ir) { ir["-1"]["out"][1]["transfer_id"] = ir["-1"]["out"][0]["transfer_id"]; },
+       nullptr,
+       {}},
+      {&kTransferDramIn,
+       "/-1/in/0",
+       false,
+       [](json& ir) { ir["-1"]["in"][0]["upper"][3] = 2; },
+       nullptr,
+       {}},
+      {&kTransferRelated,
+       "/-1/in/0/related_ofmap",
+       false,
+       [](json& ir) {
+         ir["-1"]["in"][0]["related_ofmap"] = json::array({ir["-1"]["out"][0]["transfer_id"]});
+       },
+       nullptr,
+       {}},
       // Core 0's input reload depends on core 0's own output store: rows 0..3
       // of 0..4, and read before the store.
-      {&kTransferCoverage, "/-1/out/2", false,
+      {&kTransferCoverage,
+       "/-1/out/2",
+       false,
        [](json& ir) {
          ir["-1"]["out"][2]["related_ifmap"] = {6};
          ir["-1"]["in"][0]["related_ofmap"] = {2};
        },
-       nullptr, {&kTransferDramOrder}},
+       nullptr,
+       {&kTransferDramOrder}},
       // Core 1's input reload depends on both stores (covered exactly), the
       // one of core 1 being written after core 1 reads the reload.
-      {&kTransferDramOrder, "/-1/out/3", false,
+      {&kTransferDramOrder,
+       "/-1/out/3",
+       false,
        [](json& ir) {
          ir["-1"]["out"][3]["related_ifmap"] = {6, 7};
          ir["-1"]["in"][0]["related_ofmap"] = {3};
          ir["-1"]["in"][1]["related_ofmap"] = {3};
        },
-       nullptr, {}},
+       nullptr,
+       {}},
       // Core 0's conv_1 reads only core 0's rows of the merged tensor.
-      {&kTransferUnreadDestination, "/1/0/ofmap/0/destination/0", false,
-       [](json& ir) { W(ir, "0", 1)["ifmap"][0]["transfer_id"] = {4}; }, nullptr, {}},
+      {&kTransferUnreadDestination,
+       "/1/0/ofmap/0/destination/0",
+       false,
+       [](json& ir) {
+         W(ir, "0", 1)["ifmap"][0]["transfer_id"] = {4};
+       },
+       nullptr,
+       {}},
       // Core 0's conv_1 output is also sent back to conv_0, through the input
       // tensor of its snapshot.
-      {&kTransferCausality, "/0/1/ofmap/0/destination/1", false,
+      {&kTransferCausality,
+       "/0/1/ofmap/0/destination/1",
+       false,
        [](json& ir) {
-         W(ir, "0", 1)["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+         W(ir, "0", 1)
+         ["ofmap"][0]["destination"].push_back(
+             {{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
          W(ir, "0", 0)["buffer"][1]["transfer_id"].push_back(6);
        },
-       nullptr, {&kTransferUnreadDestination, &kBufferSources}},
-      {&kTransferProduced, "/0/1/ifmap/0/transfer_id", false,
-       [](json& ir) { W(ir, "0", 1)["ifmap"][0]["transfer_id"][0] = 99999; }, nullptr, {&kTransferUnreadDestination}},
-      {&kTransferDestination, "/-1/out/0/destination/0", false,
-       [](json& ir) { ir["-1"]["out"][0]["destination"][0]["workload_id"] = 7; }, nullptr, {}},
-      {&kTransferDelivery, "/-1/out/0/destination/2", false,
+       nullptr,
+       {&kTransferUnreadDestination, &kBufferSources}},
+      {&kTransferProduced,
+       "/0/1/ifmap/0/transfer_id",
+       false,
+       [](json& ir) {
+         W(ir, "0", 1)["ifmap"][0]["transfer_id"][0] = 99999;
+       },
+       nullptr,
+       {&kTransferUnreadDestination}},
+      {&kTransferDestination,
+       "/-1/out/0/destination/0",
+       false,
+       [](json& ir) { ir["-1"]["out"][0]["destination"][0]["workload_id"] = 7; },
+       nullptr,
+       {}},
+      {&kTransferDelivery,
+       "/-1/out/0/destination/2",
+       false,
        [](json& ir) {
          ir["-1"]["out"][0]["destination"].push_back(
              {{"core_id", 0}, {"layer_name", "conv_1"}, {"type", "core"}, {"workload_id", 1}});
        },
-       nullptr, {}},
-      {&kTransferConsumerListed, "/1/1/ifmap/0/transfer_id", false,
+       nullptr,
+       {}},
+      {&kTransferConsumerListed,
+       "/1/1/ifmap/0/transfer_id",
+       false,
        [](json& ir) {
          json& destinations = W(ir, "0", 0)["ofmap"][0]["destination"];
          destinations.erase(destinations.size() - 1);
        },
-       nullptr, {}},
-      {&kBufferRegions, "/0/0/ring_buffer_info", false,
-       [](json& ir) { W(ir, "0", 0)["ring_buffer_info"][0][1] = 2 * ir["buffersize"].get<int64_t>(); }, nullptr, {}},
-      {&kBufferAddress, "/0/0/buffer/1/address", false,
-       [](json& ir) { W(ir, "0", 0)["buffer"][1]["address"] = ir["buffersize"]; }, nullptr, {}},
-      {&kBufferAlign, "/0/0/buffer/1", false,
-       [](json& ir) { W(ir, "0", 0)["buffer"][1]["address"] = W(ir, "0", 0)["buffer"][1]["address"].get<int64_t>() + 4; },
-       nullptr, {}},
-      {&kBufferOverlap, "/0/0/buffer/1", false,
-       [](json& ir) { W(ir, "0", 0)["buffer"][1]["address"] = W(ir, "0", 0)["buffer"][1]["address"].get<int64_t>() - 8; },
-       nullptr, {}},
+       nullptr,
+       {}},
+      {&kBufferRegions,
+       "/0/0/ring_buffer_info",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["ring_buffer_info"][0][1] = 2 * ir["buffersize"].get<int64_t>();
+       },
+       nullptr,
+       {}},
+      {&kBufferAddress,
+       "/0/0/buffer/1/address",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["buffer"][1]["address"] = ir["buffersize"];
+       },
+       nullptr,
+       {}},
+      {&kBufferAlign,
+       "/0/0/buffer/1",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)
+         ["buffer"][1]["address"] = W(ir, "0", 0)["buffer"][1]["address"].get<int64_t>() + 4;
+       },
+       nullptr,
+       {}},
+      {&kBufferOverlap,
+       "/0/0/buffer/1",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)
+         ["buffer"][1]["address"] = W(ir, "0", 0)["buffer"][1]["address"].get<int64_t>() - 8;
+       },
+       nullptr,
+       {}},
       // Core 0's store entry ends 64 bytes past the ring end; the weight
       // moves up to leave the wrapped bytes free.
-      {&kBufferWrap, "/0/1/buffer/2", false,
+      {&kBufferWrap,
+       "/0/1/buffer/2",
+       false,
        [](json& ir) {
          W(ir, "0", 1)["buffer"][0]["address"] = 1088;
          W(ir, "0", 1)["buffer"][2]["address"] = ir["buffersize"].get<int64_t>() - 64;
        },
-       nullptr, {}},
+       nullptr,
+       {}},
       // A ring ending just past the last tensor's start: every tensor starts
       // inside it, but together they do not fit.
-      {&kBufferCapacity, "/0/1/buffer", false,
+      {&kBufferCapacity,
+       "/0/1/buffer",
+       false,
        [](json& ir) {
-         W(ir, "0", 1)["ring_buffer_info"][0][1] = W(ir, "0", 1)["buffer"][2]["address"].get<int64_t>() + 8;
+         W(ir, "0", 1)
+         ["ring_buffer_info"][0][1] = W(ir, "0", 1)["buffer"][2]["address"].get<int64_t>() + 8;
        },
-       nullptr, {}},
-      {&kBufferTensorId, "/0/1/buffer/1/tensor_id", false,
-       [](json& ir) { W(ir, "0", 1)["buffer"][1]["tensor_id"] = W(ir, "0", 1)["buffer"][0]["tensor_id"]; }, nullptr, {}},
-      {&kBufferNewlyAdded, "/0/0/buffer/0/newly_added", false,
-       [](json& ir) { W(ir, "0", 0)["buffer"][0]["newly_added"] = false; }, nullptr, {}},
-      {&kBufferCurWlIfmap, "/0/0/ifmap/0", false, [](json& ir) { W(ir, "0", 0)["buffer"][1]["cur_wl_ifmap"] = false; },
-       nullptr, {}},
-      {&kBufferSources, "/0/0/buffer/1/source/1", false,
-       [](json& ir) { W(ir, "0", 0)["buffer"][1]["source"].push_back(W(ir, "0", 0)["buffer"][1]["source"][0]); }, nullptr,
+       nullptr,
        {}},
-      {&kBufferLiveness, "/0/0/weight", false, [](json& ir) { W(ir, "0", 0)["wl0_buffer"][0]["source"] = "DDR"; }, nullptr,
+      {&kBufferTensorId,
+       "/0/1/buffer/1/tensor_id",
+       false,
+       [](json& ir) {
+         W(ir, "0", 1)["buffer"][1]["tensor_id"] = W(ir, "0", 1)["buffer"][0]["tensor_id"];
+       },
+       nullptr,
+       {}},
+      {&kBufferNewlyAdded,
+       "/0/0/buffer/0/newly_added",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["buffer"][0]["newly_added"] = false;
+       },
+       nullptr,
+       {}},
+      {&kBufferCurWlIfmap,
+       "/0/0/ifmap/0",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["buffer"][1]["cur_wl_ifmap"] = false;
+       },
+       nullptr,
+       {}},
+      {&kBufferSources,
+       "/0/0/buffer/1/source/1",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["buffer"][1]["source"].push_back(W(ir, "0", 0)["buffer"][1]["source"][0]);
+       },
+       nullptr,
+       {}},
+      {&kBufferLiveness,
+       "/0/0/weight",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["wl0_buffer"][0]["source"] = "DDR";
+       },
+       nullptr,
        {}},
       // Transfer 4 is listed in conv_0's input tensor, then in conv_1's merged
       // one: the data would move between tensors with no transfer.
-      {&kBufferForwardLifetime, "/0/1/buffer", false,
-       [](json& ir) { W(ir, "0", 0)["buffer"][1]["transfer_id"].push_back(4); }, nullptr, {&kBufferSources}},
-      {&kBufferTensorOrder, "/0/1/buffer/2/tensor_order", false,
-       [](json& ir) { W(ir, "0", 1)["buffer"][2]["tensor_order"] = W(ir, "0", 0)["buffer"][0]["tensor_order"]; }, nullptr,
+      {&kBufferForwardLifetime,
+       "/0/1/buffer",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["buffer"][1]["transfer_id"].push_back(4);
+       },
+       nullptr,
+       {&kBufferSources}},
+      {&kBufferTensorOrder,
+       "/0/1/buffer/2/tensor_order",
+       false,
+       [](json& ir) {
+         W(ir, "0", 1)["buffer"][2]["tensor_order"] = W(ir, "0", 0)["buffer"][0]["tensor_order"];
+       },
+       nullptr,
        {}},
-      {&kBufferOfmapEntry, "/0/1/buffer/2/layer_name", false,
-       [](json& ir) { W(ir, "0", 1)["buffer"][2]["layer_name"] = "conv_0"; }, nullptr, {}},
-      {&kWl0Overlap, "/0/0/wl0_buffer/1", false,
-       [](json& ir) { W(ir, "0", 0)["wl0_buffer"].push_back(W(ir, "0", 0)["wl0_buffer"][0]); }, nullptr, {}},
-      {&kWl0Capacity, "/0/0/wl0_buffer/0/size", false, [](json& ir) { W(ir, "0", 0)["wl0_buffer"][0]["size"] = 840; },
-       nullptr, {}},
+      {&kBufferOfmapEntry,
+       "/0/1/buffer/2/layer_name",
+       false,
+       [](json& ir) {
+         W(ir, "0", 1)["buffer"][2]["layer_name"] = "conv_0";
+       },
+       nullptr,
+       {}},
+      {&kWl0Overlap,
+       "/0/0/wl0_buffer/1",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["wl0_buffer"].push_back(W(ir, "0", 0)["wl0_buffer"][0]);
+       },
+       nullptr,
+       {}},
+      {&kWl0Capacity,
+       "/0/0/wl0_buffer/0/size",
+       false,
+       [](json& ir) {
+         W(ir, "0", 0)["wl0_buffer"][0]["size"] = 840;
+       },
+       nullptr,
+       {}},
       // Core 0 starts by reading core 1's last output, which needs core 0's.
       {&kScheduleDeadlock, "", false, ReadCore1OutputFirst, nullptr, {}},
       // The same, but core 1's conv_1 no longer reads core 0's conv_0: no
       // data cycle, yet core 1 can only send once core 0's conv_0 has freed
       // the space of conv_1's merged tensor (I-D2), and core 0's conv_0
       // waits for that send.
-      {&kScheduleSpaceDeadlock, "", false,
+      {&kScheduleSpaceDeadlock,
+       "",
+       false,
        [](json& ir) {
          ReadCore1OutputFirst(ir);
          W(ir, "1", 1)["ifmap"][0]["transfer_id"] = {5};
          json& destinations = W(ir, "0", 0)["ofmap"][0]["destination"];
          destinations.erase(destinations.size() - 1);
        },
-       nullptr, {}},
+       nullptr,
+       {}},
   };
   return kMutations;
 }
@@ -294,8 +621,11 @@ bool WriteGeminiCases(const std::filesystem::path& dir, json& cases, std::string
     if (error && error->empty()) *error = "cannot create " + out.string();
     return false;
   }
-  cases.push_back({{"id", "gemini.valid.base"}, {"format", "gemini"}, {"file", "gemini/valid_base.json"},
-                   {"data", "gemini/valid_base.frontend.json"}, {"expect", "valid"}});
+  cases.push_back({{"id", "gemini.valid.base"},
+                   {"format", "gemini"},
+                   {"file", "gemini/valid_base.json"},
+                   {"data", "gemini/valid_base.frontend.json"},
+                   {"expect", "valid"}});
   for (const CaseMutation& m : CaseMutations()) {
     std::string text;
     if (m.text_change) {

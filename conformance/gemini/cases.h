@@ -18,9 +18,9 @@ struct CaseMutation {
   const Rule* rule;
   std::string path;  // the JSON pointer reported
   bool with_frontend = false;
-  std::function<void(nlohmann::json&)> change;   // on the parsed base
+  std::function<void(nlohmann::json&)> change;    // on the parsed base
   std::function<void(std::string&)> text_change;  // or on its text
-  std::vector<const Rule*> also;  // rules that break together with it
+  std::vector<const Rule*> also;                  // rules that break together with it
 };
 
 // The base: two layers on a 2x1 mesh, so that cores forward to each other.

@@ -32,7 +32,7 @@ enum class LayerKind : uint8_t {
 };
 
 struct GenerateOptions {
-  int layers = 3;  // convolutions, when `kinds` is empty
+  int layers = 3;                // convolutions, when `kinds` is empty
   std::vector<LayerKind> kinds;  // the network, layer by layer
   int64_t batch = 1;
   int64_t channels = 8;  // every layer keeps the channel count
@@ -40,7 +40,7 @@ struct GenerateOptions {
   int64_t width = 16;
   int mesh_x = 1;
   int mesh_y = 1;
-  int tiles = 2;           // row tiles per workload (fewer when rows run out)
+  int tiles = 2;             // row tiles per workload (fewer when rows run out)
   int64_t buffer = 8 << 20;  // L2 bytes per core
   uint64_t seed = 1;
   bool mixed = false;  // RandomizeOptions also picks the layer kinds
@@ -58,6 +58,7 @@ GenerateOptions RandomizeOptions(const GenerateOptions& bounds, uint64_t seed);
 
 // Writes both documents; nullopt on success, else why the options cannot be
 // scheduled (for example a snapshot larger than the buffer).
-std::optional<std::string> GenerateIr(const GenerateOptions& options, std::ostream& ir, std::ostream& frontend);
+std::optional<std::string> GenerateIr(const GenerateOptions& options, std::ostream& ir,
+                                      std::ostream& frontend);
 
 }  // namespace accelcheck::gemini

@@ -22,7 +22,8 @@ const CaseMutation* FindCase(std::string_view rule_id) {
 // The IR with the case's change. The changes name the objects they edit
 // (core "0", its first workload, ...): on an IR without them they throw,
 // or edit something else, which the check of the result then rejects.
-std::optional<std::string> Changed(const std::string& text, const CaseMutation& m, std::string* error) {
+std::optional<std::string> Changed(const std::string& text, const CaseMutation& m,
+                                   std::string* error) {
   try {
     nlohmann::json ir = nlohmann::json::parse(text);
     if (m.change) m.change(ir);
@@ -31,7 +32,8 @@ std::optional<std::string> Changed(const std::string& text, const CaseMutation& 
     if (m.text_change) m.text_change(changed);
     return changed;
   } catch (const std::exception& e) {
-    *error = Str("cannot break ", m.rule->id, " in this IR: it lacks what the change edits (", e.what(), ")");
+    *error = Str("cannot break ", m.rule->id, " in this IR: it lacks what the change edits (",
+                 e.what(), ")");
     return std::nullopt;
   }
 }
@@ -57,15 +59,18 @@ class GeminiMutatorImpl final : public Mutator {
   }
 
   // The cases have one change per rule, so `seed` has nothing to pick.
-  std::optional<MutatedFiles> Mutate(const MutationInput& input, const Rule& rule, uint64_t /*seed*/,
-                                     const std::string& output, std::string* error) const override {
+  std::optional<MutatedFiles> Mutate(const MutationInput& input, const Rule& rule,
+                                     uint64_t /*seed*/, const std::string& output,
+                                     std::string* error) const override {
     const CaseMutation* mutation = FindCase(rule.id);
     if (mutation == nullptr) {
       *error = Str("no mutation breaks ", rule.id);
       return std::nullopt;
     }
     if (mutation->with_frontend && input.companions.empty()) {
-      *error = Str(rule.id, " holds between the IR and its frontend IR: give the frontend with --frontend FILE");
+      *error =
+          Str(rule.id,
+              " holds between the IR and its frontend IR: give the frontend with --frontend FILE");
       return std::nullopt;
     }
     MutationBaseline baseline;
@@ -82,14 +87,16 @@ class GeminiMutatorImpl final : public Mutator {
     // about it (other cases do not list the frontend rules they may break).
     const std::vector<std::string> companions =
         mutation->with_frontend ? input.companions : std::vector<std::string>{};
-    if (auto why = NotBreakingOnly(GeminiFormat(), {output, companions}, rule, mutation->also, baseline)) {
+    if (auto why =
+            NotBreakingOnly(GeminiFormat(), {output, companions}, rule, mutation->also, baseline)) {
       std::error_code ignored;
       std::filesystem::remove(output, ignored);
       *error = Str("cannot break ", rule.id, " in this IR: ", *why);
       return std::nullopt;
     }
     MutatedFiles result{{output}, companions, {}};
-    if (mutation->with_frontend) result.note = "it shows against the frontend IR (validate with --frontend FILE)";
+    if (mutation->with_frontend)
+      result.note = "it shows against the frontend IR (validate with --frontend FILE)";
     return result;
   }
 };

@@ -18,11 +18,41 @@ template <typename T>
 using Vec = std::vector<T>;
 
 // ScalarType values used by the recipes (spec/pte.md §2.1).
-enum : int8_t { kByte = 0, kChar = 1, kShort = 2, kInt = 3, kLong = 4, kHalf = 5, kFloat = 6, kDouble = 7, kBool = 11 };
+enum : int8_t {
+  kByte = 0,
+  kChar = 1,
+  kShort = 2,
+  kInt = 3,
+  kLong = 4,
+  kHalf = 5,
+  kFloat = 6,
+  kDouble = 7,
+  kBool = 11
+};
 // KernelTypes tags.
-enum : uint8_t { kTagNone = 0, kTagNull, kTagInt, kTagBool, kTagDouble, kTagTensor, kTagString, kTagIntList, kTagDoubleList, kTagBoolList, kTagTensorList, kTagOptionalTensorList };
+enum : uint8_t {
+  kTagNone = 0,
+  kTagNull,
+  kTagInt,
+  kTagBool,
+  kTagDouble,
+  kTagTensor,
+  kTagString,
+  kTagIntList,
+  kTagDoubleList,
+  kTagBoolList,
+  kTagTensorList,
+  kTagOptionalTensorList
+};
 // InstructionArguments tags.
-enum : uint8_t { kInstrNone = 0, kInstrKernel, kInstrDelegate, kInstrMove, kInstrJumpFalse, kInstrFree };
+enum : uint8_t {
+  kInstrNone = 0,
+  kInstrKernel,
+  kInstrDelegate,
+  kInstrMove,
+  kInstrJumpFalse,
+  kInstrFree
+};
 
 struct Allocation {
   uint32_t memory_id = 1;
@@ -52,15 +82,33 @@ struct Tensor {
 };
 
 struct Null {};
-struct Int { int64_t value = 0; };
-struct Bool { bool value = false; };
-struct Double { double value = 0; };
-struct String { Opt<std::string> value = std::string(); };
-struct IntList { Opt<Vec<int64_t>> items = Vec<int64_t>{}; };  // value indices of Int values
-struct DoubleList { Opt<Vec<double>> items = Vec<double>{}; };
-struct BoolList { Opt<Vec<uint8_t>> items = Vec<uint8_t>{}; };
-struct TensorList { Opt<Vec<int32_t>> items = Vec<int32_t>{}; };
-struct OptionalTensorList { Opt<Vec<int32_t>> items = Vec<int32_t>{}; };
+struct Int {
+  int64_t value = 0;
+};
+struct Bool {
+  bool value = false;
+};
+struct Double {
+  double value = 0;
+};
+struct String {
+  Opt<std::string> value = std::string();
+};
+struct IntList {
+  Opt<Vec<int64_t>> items = Vec<int64_t>{};
+};  // value indices of Int values
+struct DoubleList {
+  Opt<Vec<double>> items = Vec<double>{};
+};
+struct BoolList {
+  Opt<Vec<uint8_t>> items = Vec<uint8_t>{};
+};
+struct TensorList {
+  Opt<Vec<int32_t>> items = Vec<int32_t>{};
+};
+struct OptionalTensorList {
+  Opt<Vec<int32_t>> items = Vec<int32_t>{};
+};
 
 // The alternative index equals the KernelTypes tag; monostate means "no val".
 using ValuePayload = std::variant<std::monostate, Null, Int, Bool, Double, Tensor, String, IntList,

@@ -69,7 +69,9 @@ std::optional<size_t> PickPlan(Ctx& c) {
 
 std::string PlanPath(size_t p) { return Str("execution_plan[", p, "]"); }
 std::string ValuePath(size_t p, size_t v) { return Str(PlanPath(p), ".values[", v, "]"); }
-std::string InstructionPath(size_t p, size_t i) { return Str(PlanPath(p), ".chains[0].instructions[", i, "]"); }
+std::string InstructionPath(size_t p, size_t i) {
+  return Str(PlanPath(p), ".chains[0].instructions[", i, "]");
+}
 
 int32_t AddValue(ExecutionPlan& plan, EValue v) {
   plan.values->push_back(std::move(v));
@@ -137,7 +139,8 @@ int32_t AnyOperator(ExecutionPlan& plan) {
 int32_t ValueCount(const ExecutionPlan& plan) { return static_cast<int32_t>(plan.values->size()); }
 
 bool AnySegmentData(const File& f) {
-  return std::any_of(f.segment_bytes.begin(), f.segment_bytes.end(), [](const Bytes& b) { return !b.empty(); });
+  return std::any_of(f.segment_bytes.begin(), f.segment_bytes.end(),
+                     [](const Bytes& b) { return !b.empty(); });
 }
 
 // Appends a segment after every other one, at the writer's alignment.
@@ -164,7 +167,8 @@ constexpr uint64_t kSegmentDataSizeAt = 32;
 uint64_t Get64(const Bytes& b, uint64_t at) { return ReadLE<uint64_t>(b, at).value_or(0); }
 
 void Put(Bytes& b, uint64_t at, uint64_t value, int width) {
-  for (int i = 0; i < width; ++i) b[at + static_cast<uint64_t>(i)] = static_cast<uint8_t>(value >> (8 * i));
+  for (int i = 0; i < width; ++i)
+    b[at + static_cast<uint64_t>(i)] = static_cast<uint8_t>(value >> (8 * i));
 }
 
 // Moves the segment data to `new_base` and records it in the header, so the
@@ -172,7 +176,8 @@ void Put(Bytes& b, uint64_t at, uint64_t value, int width) {
 void MoveSegmentData(Bytes& b, uint64_t new_base) {
   const uint64_t base = Get64(b, kSegmentBaseAt);
   const uint64_t size = Get64(b, kSegmentDataSizeAt);
-  Bytes data(b.begin() + static_cast<ptrdiff_t>(base), b.begin() + static_cast<ptrdiff_t>(base + size));
+  Bytes data(b.begin() + static_cast<ptrdiff_t>(base),
+             b.begin() + static_cast<ptrdiff_t>(base + size));
   b.resize(Get64(b, kProgramSizeAt));
   b.resize(new_base, 0);
   b.insert(b.end(), data.begin(), data.end());
@@ -187,7 +192,8 @@ bool NeedSegmentData(Ctx& c) {
 // Moves a [ubyte] vector 4 bytes further (its length 4 smaller) so that its
 // data is no longer 16-byte aligned: the field's uoffset grows by 4 and the
 // new length overwrites the first 4 data bytes.
-void MisalignVector(Bytes& b, const uint8_t* base, const flatbuffers::Table* table, flatbuffers::voffset_t field) {
+void MisalignVector(Bytes& b, const uint8_t* base, const flatbuffers::Table* table,
+                    flatbuffers::voffset_t field) {
   const uint8_t* slot = table->GetAddressOf(field);
   const uint64_t at = static_cast<uint64_t>(slot - base);
   const uint32_t uoffset = ReadLE<uint32_t>(b, at).value_or(0);
@@ -238,7 +244,8 @@ bool RootOffset(Ctx& c) {
 // With no segment data the header carries nothing, so a reader that ignores
 // it (spec/pte.md §4 #4) still reads the file correctly.
 bool HeaderMagic(Ctx& c) {
-  if (AnySegmentData(c.file)) return Decline(c, "the input has segment data, which needs the header");
+  if (AnySegmentData(c.file))
+    return Decline(c, "the input has segment data, which needs the header");
   c.file.extended_header = true;
   c.patch = [](Bytes& b, Ctx&) {
     b[11] = '1';
@@ -257,7 +264,8 @@ bool HeaderLength(Ctx& c) {
 }
 
 bool HeaderLengthNonstandard(Ctx& c) {
-  if (AnySegmentData(c.file)) return Decline(c, "the input has segment data, which a 28-byte header would lose");
+  if (AnySegmentData(c.file))
+    return Decline(c, "the input has segment data, which a 28-byte header would lose");
   c.file.extended_header = true;
   c.patch = [](Bytes& b, Ctx&) {
     Put(b, 12, 28, 4);
@@ -341,7 +349,8 @@ bool PaddingNonzero(Ctx& c) {
 bool SegmentWithoutHeader(Ctx& c) {
   if (!NeedSegmentData(c)) return false;
   // Mutable segments without a header break #28 as well.
-  if (c.file.program.mutable_data_segments) return Decline(c, "the input has mutable data segments");
+  if (c.file.program.mutable_data_segments)
+    return Decline(c, "the input has mutable data segments");
   c.file.extended_header = false;
   return true;
 }
@@ -384,13 +393,16 @@ bool ProgramVersion(Ctx& c) {
 
 std::optional<SubsegmentOffsets*> ConstantSegment(Ctx& c) {
   auto& cs = c.file.program.constant_segment;
-  if (!cs || !cs->offsets || !c.file.program.segments || cs->segment_index >= c.file.program.segments->size()) {
+  if (!cs || !cs->offsets || !c.file.program.segments ||
+      cs->segment_index >= c.file.program.segments->size()) {
     return std::nullopt;
   }
   return &*cs;
 }
 
-bool HasInlineConstants(const File& f) { return f.program.constant_buffer && f.program.constant_buffer->size() > 1; }
+bool HasInlineConstants(const File& f) {
+  return f.program.constant_buffer && f.program.constant_buffer->size() > 1;
+}
 
 // Grows the constant segment to at least `size` bytes (zero filled) and lays
 // the segments out again.
@@ -414,7 +426,8 @@ bool ConstantTwoStores(Ctx& c) {
 // segment, as in files written before 2024-09.
 bool ConstantDeprecatedBuffer(Ctx& c) {
   auto cs = ConstantSegment(c);
-  if (!cs || (*cs)->offsets->size() > 1 || AnySegmentData(c.file) || c.file.program.segments->size() != 1) {
+  if (!cs || (*cs)->offsets->size() > 1 || AnySegmentData(c.file) ||
+      c.file.program.segments->size() != 1) {
     return Decline(c, "the input has segments other than an empty constant segment");
   }
   c.file.program.constant_segment = std::nullopt;
@@ -450,7 +463,8 @@ bool ConstantSegmentIndex(Ctx& c) {
   for (const ExecutionPlan& p : Plans(c)) {
     for (const EValue& v : *p.values) {
       const Tensor* t = std::get_if<Tensor>(&v.val);
-      if (t && t->data_buffer_idx > 0 && !t->allocation) return Decline(c, "the input's tensors use the constant segment");
+      if (t && t->data_buffer_idx > 0 && !t->allocation)
+        return Decline(c, "the input's tensors use the constant segment");
     }
   }
   // The old segment stays referenced through a named_data entry.
@@ -518,10 +532,12 @@ std::vector<ConstantTensor> SegmentConstants(Ctx& c) {
     if (!Plans(c)[p].values) continue;
     for (size_t v = 0; v < Plans(c)[p].values->size(); ++v) {
       Tensor* t = std::get_if<Tensor>(&(*Plans(c)[p].values)[v].val);
-      if (!t || t->allocation || t->data_buffer_idx == 0 || t->extra || t->data_buffer_idx >= (*cs)->offsets->size()) {
+      if (!t || t->allocation || t->data_buffer_idx == 0 || t->extra ||
+          t->data_buffer_idx >= (*cs)->offsets->size()) {
         continue;
       }
-      out.push_back({p, v, t, (*(*cs)->offsets)[t->data_buffer_idx], ElementSizeOr1(t->scalar_type)});
+      out.push_back(
+          {p, v, t, (*(*cs)->offsets)[t->data_buffer_idx], ElementSizeOr1(t->scalar_type)});
     }
   }
   return out;
@@ -538,8 +554,8 @@ bool ConstantTensorBounds(Ctx& c) {
   if (all.empty()) return Decline(c, "the input has no constant tensor in a segment");
   // The last constant: it can grow past the segment end without running
   // into another constant first.
-  ConstantTensor& last = *std::max_element(all.begin(), all.end(),
-                                           [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  ConstantTensor& last = *std::max_element(
+      all.begin(), all.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
   const uint64_t room = ConstantSegmentSize(c) - last.offset;
   Reshape(*last.tensor, room / last.element + 1);
   c.path = ValuePath(last.plan, last.value);
@@ -570,7 +586,8 @@ bool ConstantBufferSize(Ctx& c) {
   for (size_t p = 0; p < Plans(c).size(); ++p) {
     for (size_t v = 0; v < Plans(c)[p].values->size(); ++v) {
       Tensor* t = std::get_if<Tensor>(&(*Plans(c)[p].values)[v].val);
-      if (!t || t->allocation || t->data_buffer_idx == 0 || t->data_buffer_idx >= c.file.program.constant_buffer->size()) {
+      if (!t || t->allocation || t->data_buffer_idx == 0 ||
+          t->data_buffer_idx >= c.file.program.constant_buffer->size()) {
         continue;
       }
       const auto& storage = (*c.file.program.constant_buffer)[t->data_buffer_idx].storage;
@@ -590,8 +607,10 @@ bool ConstantBufferAlign(Ctx& c) {
   buffers[k].storage->resize(buffers[k].storage->size() + 16, 0);
   c.path = Str("constant_buffer[", k, "]");
   c.patch = [k](Bytes& b, Ctx&) {
-    const auto* buffer = ProgramOf(b)->constant_buffer()->Get(static_cast<flatbuffers::uoffset_t>(k));
-    MisalignVector(b, b.data(), reinterpret_cast<const flatbuffers::Table*>(buffer), fb::Buffer::VT_STORAGE);
+    const auto* buffer =
+        ProgramOf(b)->constant_buffer()->Get(static_cast<flatbuffers::uoffset_t>(k));
+    MisalignVector(b, b.data(), reinterpret_cast<const flatbuffers::Table*>(buffer),
+                   fb::Buffer::VT_STORAGE);
     return true;
   };
   return true;
@@ -603,7 +622,8 @@ std::optional<size_t> LastDataSegment(Ctx& c) {
   if (!c.file.program.segments) return last;
   for (size_t i = 0; i < c.file.program.segments->size(); ++i) {
     if ((*c.file.program.segments)[i].size > 0 &&
-        (!last || (*c.file.program.segments)[i].offset >= (*c.file.program.segments)[*last].offset)) {
+        (!last ||
+         (*c.file.program.segments)[i].offset >= (*c.file.program.segments)[*last].offset)) {
       last = i;
     }
   }
@@ -613,7 +633,8 @@ std::optional<size_t> LastDataSegment(Ctx& c) {
 bool SegmentOverflow(Ctx& c) {
   const auto last = LastDataSegment(c);
   if (!last) return Decline(c, "the input has no segment with data");
-  if (*last + 1 != c.file.segment_bytes.size()) return Decline(c, "the last segment with data is not the last one");
+  if (*last + 1 != c.file.segment_bytes.size())
+    return Decline(c, "the last segment with data is not the last one");
   DataSegment& segment = (*c.file.program.segments)[*last];
   segment.offset = std::numeric_limits<uint64_t>::max() - 15;
   segment.size = std::max<uint64_t>(segment.size, 32);
@@ -637,7 +658,8 @@ bool SegmentAlign(Ctx& c) {
 // before the higher segment what they were: zero padding.
 bool SegmentOrder(Ctx& c) {
   auto& segs = c.file.program.segments;
-  if (!segs || std::none_of(segs->begin(), segs->end(), [](const DataSegment& s) { return s.offset > 0; })) {
+  if (!segs ||
+      std::none_of(segs->begin(), segs->end(), [](const DataSegment& s) { return s.offset > 0; })) {
     return Decline(c, "the input has no segment past offset 0");
   }
   c.file.segment_bytes.resize(segs->size());
@@ -731,12 +753,15 @@ std::optional<DelegateRef> DuplicateDelegate(Ctx& c, int8_t location) {
   return DelegateRef{r.plan, static_cast<size_t>(copy)};
 }
 
-BackendDelegate& DelegateAt(Ctx& c, DelegateRef r) { return (*Plans(c)[r.plan].delegates)[r.delegate]; }
+BackendDelegate& DelegateAt(Ctx& c, DelegateRef r) {
+  return (*Plans(c)[r.plan].delegates)[r.delegate];
+}
 
 bool DelegateDataIndex(Ctx& c) {
   auto d = DuplicateDelegate(c, 0);
   if (!d) return Decline(c, "the input has no INLINE delegate");
-  DelegateAt(c, *d).processed->index = static_cast<uint32_t>(c.file.program.backend_delegate_data->size());
+  DelegateAt(c, *d).processed->index =
+      static_cast<uint32_t>(c.file.program.backend_delegate_data->size());
   return true;
 }
 
@@ -765,7 +790,8 @@ bool DelegateDataAlign(Ctx& c) {
   (*data)[k].data->resize((*data)[k].data->size() + 16, 0);
   c.path = Str("backend_delegate_data[", k, "]");
   c.patch = [k](Bytes& b, Ctx&) {
-    const auto* entry = ProgramOf(b)->backend_delegate_data()->Get(static_cast<flatbuffers::uoffset_t>(k));
+    const auto* entry =
+        ProgramOf(b)->backend_delegate_data()->Get(static_cast<flatbuffers::uoffset_t>(k));
     MisalignVector(b, b.data(), reinterpret_cast<const flatbuffers::Table*>(entry),
                    fb::BackendDelegateInlineData::VT_DATA);
     return true;
@@ -776,9 +802,11 @@ bool DelegateDataAlign(Ctx& c) {
 bool NamedDataNoSegments(Ctx& c) {
   if (AnySegmentData(c.file)) return Decline(c, "the input has segment data");
   for (const ExecutionPlan& p : Plans(c)) {
-    if (p.delegates && !Delegates(c, 1).empty()) return Decline(c, "the input has SEGMENT delegates");
+    if (p.delegates && !Delegates(c, 1).empty())
+      return Decline(c, "the input has SEGMENT delegates");
   }
-  if (c.file.program.mutable_data_segments) return Decline(c, "the input has mutable data segments");
+  if (c.file.program.mutable_data_segments)
+    return Decline(c, "the input has mutable data segments");
   c.file.program.segments = std::nullopt;
   c.file.segment_bytes.clear();
   c.file.program.constant_segment = std::nullopt;
@@ -813,7 +841,8 @@ bool NamedDataKeyDuplicate(Ctx& c) {
 bool NamedDataSegmentIndex(Ctx& c) {
   auto& named = c.file.program.named_data;
   if (!named) named = Vec<NamedData>{};
-  const uint32_t count = c.file.program.segments ? static_cast<uint32_t>(c.file.program.segments->size()) : 0;
+  const uint32_t count =
+      c.file.program.segments ? static_cast<uint32_t>(c.file.program.segments->size()) : 0;
   named->push_back(NamedData{"conformance.missing", count + 3});
   c.path = Str("named_data[", named->size() - 1, "]");
   return true;
@@ -864,10 +893,13 @@ bool MutableOffsetBounds(Ctx& c) {
 
 // An empty mutable segment in a file without segment data, so no header.
 bool MutableNoHeader(Ctx& c) {
-  if (AnySegmentData(c.file)) return Decline(c, "the input has segment data, which needs the header");
-  if (c.file.program.mutable_data_segments) return Decline(c, "the input has mutable data segments");
+  if (AnySegmentData(c.file))
+    return Decline(c, "the input has segment data, which needs the header");
+  if (c.file.program.mutable_data_segments)
+    return Decline(c, "the input has mutable data segments");
   const uint32_t segment = AppendSegment(c.file, Bytes{});
-  c.file.program.mutable_data_segments = Vec<SubsegmentOffsets>{SubsegmentOffsets{segment, Vec<uint64_t>{0}}};
+  c.file.program.mutable_data_segments =
+      Vec<SubsegmentOffsets>{SubsegmentOffsets{segment, Vec<uint64_t>{0}}};
   c.file.extended_header = false;
   c.path = "mutable_data_segments";
   return true;
@@ -877,7 +909,8 @@ bool MutableMultiple(Ctx& c) {
   auto& m = c.file.program.mutable_data_segments;
   if (!m) m = Vec<SubsegmentOffsets>{};
   const bool had_one = !m->empty();
-  if (!had_one) m->push_back(SubsegmentOffsets{AppendSegment(c.file, Bytes(16, 0)), Vec<uint64_t>{0}});
+  if (!had_one)
+    m->push_back(SubsegmentOffsets{AppendSegment(c.file, Bytes(16, 0)), Vec<uint64_t>{0}});
   m->push_back(SubsegmentOffsets{AppendSegment(c.file, Bytes(16, 0)), Vec<uint64_t>{0}});
   c.path = "mutable_data_segments";
   return true;
@@ -914,8 +947,10 @@ bool PlanFieldMissing(Ctx& c) {
   // Fields whose absence breaks nothing that refers to them.
   std::vector<std::function<void()>> fields = {[&] { plan.inputs = std::nullopt; },
                                                [&] { plan.outputs = std::nullopt; }};
-  if (plan.operators && plan.operators->empty()) fields.push_back([&] { plan.operators = std::nullopt; });
-  if (plan.delegates && plan.delegates->empty()) fields.push_back([&] { plan.delegates = std::nullopt; });
+  if (plan.operators && plan.operators->empty())
+    fields.push_back([&] { plan.operators = std::nullopt; });
+  if (plan.delegates && plan.delegates->empty())
+    fields.push_back([&] { plan.delegates = std::nullopt; });
   fields[Pick(c, fields.size())]();
   c.path = PlanPath(*p);
   return true;
@@ -974,7 +1009,8 @@ bool PlanBufferSize(Ctx& c) {
   auto p = PickPlan(c);
   if (!p) return Decline(c, "no plan with planned memory");
   Plans(c)[*p].non_const_buffer_sizes->push_back(-16);
-  c.path = Str(PlanPath(*p), ".non_const_buffer_sizes[", Plans(c)[*p].non_const_buffer_sizes->size() - 1, "]");
+  c.path = Str(PlanPath(*p), ".non_const_buffer_sizes[",
+               Plans(c)[*p].non_const_buffer_sizes->size() - 1, "]");
   return true;
 }
 
@@ -991,9 +1027,15 @@ bool PlanBufferDevice(Ctx& c) {
   if (!p) return Decline(c, "no plan with planned memory");
   NonConstBufferDevice d{1, 0, 0};
   switch ((c.seed / 2) % 3) {
-    case 0: d.buffer_idx = 0; break;  // the reserved buffer
-    case 1: d.device_type = 9; break;
-    default: d.buffer_idx = static_cast<int32_t>(Plans(c)[*p].non_const_buffer_sizes->size()); break;
+    case 0:
+      d.buffer_idx = 0;
+      break;  // the reserved buffer
+    case 1:
+      d.device_type = 9;
+      break;
+    default:
+      d.buffer_idx = static_cast<int32_t>(Plans(c)[*p].non_const_buffer_sizes->size());
+      break;
   }
   Plans(c)[*p].non_const_buffer_device = Vec<NonConstBufferDevice>{d};
   c.path = Str(PlanPath(*p), ".non_const_buffer_device[0]");
@@ -1029,12 +1071,15 @@ bool BreakOperator(Ctx& c, Operator op) {
 }
 
 bool OperatorName(Ctx& c) { return BreakOperator(c, Operator{std::string(), std::string("out")}); }
-bool OperatorNameLength(Ctx& c) { return BreakOperator(c, Operator{"aten::" + std::string(100, 'x'), "out"}); }
+bool OperatorNameLength(Ctx& c) {
+  return BreakOperator(c, Operator{"aten::" + std::string(100, 'x'), "out"});
+}
 
 bool OperatorDuplicate(Ctx& c) {
   for (size_t p = 0; p < Plans(c).size(); ++p) {
     ExecutionPlan& plan = Plans(c)[p];
-    if (!plan.operators || plan.operators->empty() || !plan.chains || plan.chains->empty()) continue;
+    if (!plan.operators || plan.operators->empty() || !plan.chains || plan.chains->empty())
+      continue;
     const Operator op = (*plan.operators)[0];
     if (auto k = AddUsedOperator(c, p, op)) {
       c.path = Str(PlanPath(p), ".operators[", *k, "]");
@@ -1076,7 +1121,8 @@ bool DelegateLocation(Ctx& c) {
 bool DelegateSegmentIndex(Ctx& c) {
   auto d = DuplicateDelegate(c, -1);
   if (!d) return Decline(c, "the input has no delegate");
-  const uint32_t count = c.file.program.segments ? static_cast<uint32_t>(c.file.program.segments->size()) : 0;
+  const uint32_t count =
+      c.file.program.segments ? static_cast<uint32_t>(c.file.program.segments->size()) : 0;
   DelegateAt(c, *d).processed = DataReference{1, count + 2};
   return true;
 }
@@ -1094,7 +1140,8 @@ bool DelegateCompileSpec(Ctx& c) {
   }
   d.compile_specs->push_back(spec);
   const DelegateRef r = all[Pick(c, all.size())];
-  c.path = Str(PlanPath(r.plan), ".delegates[", r.delegate, "].compile_specs[", d.compile_specs->size() - 1, "]");
+  c.path = Str(PlanPath(r.plan), ".delegates[", r.delegate, "].compile_specs[",
+               d.compile_specs->size() - 1, "]");
   return true;
 }
 
@@ -1115,11 +1162,11 @@ bool DelegateXnnpackHeader(Ctx& c) {
   if (!p) return Decline(c, "no plan with a chain");
   Bytes payload(64, 0);
   std::memcpy(&payload[4], "XH00", 4);
-  payload[8] = 30;                                  // header length
-  payload[10] = 30;                                 // flatbuffer offset
-  payload[14] = 0x00, payload[15] = 0x10;           // flatbuffer size 0x1000: past the end
-  payload[18] = 40;                                 // constant data offset
-  payload[22] = 8;                                  // constant data size
+  payload[8] = 30;                         // header length
+  payload[10] = 30;                        // flatbuffer offset
+  payload[14] = 0x00, payload[15] = 0x10;  // flatbuffer size 0x1000: past the end
+  payload[18] = 40;                        // constant data offset
+  payload[22] = 8;                         // constant data size
   auto& data = c.file.program.backend_delegate_data;
   if (!data) data = Vec<InlineData>{};
   data->push_back(InlineData{payload});
@@ -1128,7 +1175,8 @@ bool DelegateXnnpackHeader(Ctx& c) {
   d.id = "XnnpackBackend";
   d.processed = DataReference{0, static_cast<uint32_t>(data->size() - 1)};
   plan.delegates->push_back(d);
-  AddInstruction(plan, Instruction::Of(DelegateCall{static_cast<int32_t>(plan.delegates->size() - 1), Vec<int32_t>{}}));
+  AddInstruction(plan, Instruction::Of(DelegateCall{
+                           static_cast<int32_t>(plan.delegates->size() - 1), Vec<int32_t>{}}));
   c.path = Str(PlanPath(*p), ".delegates[", plan.delegates->size() - 1, "]");
   return true;
 }
@@ -1153,10 +1201,14 @@ bool ValueStringNull(Ctx& c) { return AddBrokenValue(c, EValue::Of(String{std::n
 
 bool ValueListItemsNull(Ctx& c) {
   switch (c.seed % 4) {
-    case 0: return AddBrokenValue(c, EValue::Of(IntList{std::nullopt}));
-    case 1: return AddBrokenValue(c, EValue::Of(DoubleList{std::nullopt}));
-    case 2: return AddBrokenValue(c, EValue::Of(BoolList{std::nullopt}));
-    default: return AddBrokenValue(c, EValue::Of(TensorList{std::nullopt}));
+    case 0:
+      return AddBrokenValue(c, EValue::Of(IntList{std::nullopt}));
+    case 1:
+      return AddBrokenValue(c, EValue::Of(DoubleList{std::nullopt}));
+    case 2:
+      return AddBrokenValue(c, EValue::Of(BoolList{std::nullopt}));
+    default:
+      return AddBrokenValue(c, EValue::Of(TensorList{std::nullopt}));
   }
 }
 
@@ -1167,7 +1219,8 @@ bool ValueListElementType(Ctx& c) {
   if (!p) return Decline(c, "no plan with values");
   ExecutionPlan& plan = Plans(c)[*p];
   const int32_t i = AddValue(plan, EValue::Of(Int{3}));
-  c.path = ValuePath(*p, static_cast<size_t>(AddValue(plan, EValue::Of(TensorList{Vec<int32_t>{i}}))));
+  c.path =
+      ValuePath(*p, static_cast<size_t>(AddValue(plan, EValue::Of(TensorList{Vec<int32_t>{i}}))));
   return true;
 }
 
@@ -1195,7 +1248,8 @@ bool ValueIntListForwardRef(Ctx& c) {
 // E. Tensors: each mutation adds one new, unreferenced tensor with the defect.
 
 bool TensorScalarType(Ctx& c) {
-  return AddBrokenTensor(c, [&](Tensor& t, ExecutionPlan&) { t.scalar_type = c.seed % 2 == 0 ? 9 : 40; });
+  return AddBrokenTensor(
+      c, [&](Tensor& t, ExecutionPlan&) { t.scalar_type = c.seed % 2 == 0 ? 9 : 40; });
 }
 bool TensorStorageOffset(Ctx& c) {
   return AddBrokenTensor(c, [](Tensor& t, ExecutionPlan&) { t.storage_offset = 4; });
@@ -1220,9 +1274,15 @@ bool TensorDimOrder(Ctx& c) {
   return AddBrokenTensor(c, [&](Tensor& t, ExecutionPlan&) {
     t.sizes = Vec<int32_t>{2, 3};
     switch (c.seed % 3) {
-      case 0: t.dim_order = Vec<uint8_t>{0, 0}; break;
-      case 1: t.dim_order = Vec<uint8_t>{0}; break;
-      default: t.dim_order = std::nullopt; break;
+      case 0:
+        t.dim_order = Vec<uint8_t>{0, 0};
+        break;
+      case 1:
+        t.dim_order = Vec<uint8_t>{0};
+        break;
+      default:
+        t.dim_order = std::nullopt;
+        break;
     }
   });
 }
@@ -1284,10 +1344,13 @@ bool TensorMemoryBounds(Ctx& c) {
   });
 }
 bool TensorMemoryAlign(Ctx& c) {
-  return AddBrokenTensor(c, [](Tensor& t, ExecutionPlan& plan) { t.allocation = AddPlannedRegion(plan, 16, 8); });
+  return AddBrokenTensor(
+      c, [](Tensor& t, ExecutionPlan& plan) { t.allocation = AddPlannedRegion(plan, 16, 8); });
 }
 bool TensorExternalName(Ctx& c) {
-  return AddBrokenTensor(c, [](Tensor& t, ExecutionPlan&) { t.extra = ExtraTensorInfo{0, std::nullopt, 1, 0, 0}; });
+  return AddBrokenTensor(c, [](Tensor& t, ExecutionPlan&) {
+    t.extra = ExtraTensorInfo{0, std::nullopt, 1, 0, 0};
+  });
 }
 bool TensorLocation(Ctx& c) {
   return AddBrokenTensor(c, [&](Tensor& t, ExecutionPlan&) {
@@ -1333,10 +1396,13 @@ std::vector<ExternalTensor> ExternalTensors(Ctx& c) {
 // fails (NeedsCompanion).
 bool AddBrokenExternal(Ctx& c, const std::function<bool(Tensor&)>& breaks) {
   std::vector<ExternalTensor> all = ExternalTensors(c);
-  if (all.empty()) return Decline(c, "the program has no EXTERNAL tensor, so no companion .ptd to check against");
+  if (all.empty())
+    return Decline(c, "the program has no EXTERNAL tensor, so no companion .ptd to check against");
   ExternalTensor& e = all[Pick(c, all.size())];
-  if (!breaks(e.tensor)) return Decline(c, "the EXTERNAL tensor's rank leaves no room for another dimension");
-  c.path = ValuePath(e.plan, static_cast<size_t>(AddValue(Plans(c)[e.plan], EValue::Of(std::move(e.tensor)))));
+  if (!breaks(e.tensor))
+    return Decline(c, "the EXTERNAL tensor's rank leaves no room for another dimension");
+  c.path = ValuePath(
+      e.plan, static_cast<size_t>(AddValue(Plans(c)[e.plan], EValue::Of(std::move(e.tensor)))));
   return true;
 }
 
@@ -1364,11 +1430,13 @@ bool TensorConstantWritten(Ctx& c) {
   if (all.empty()) return Decline(c, "the input has no constant tensor in a segment");
   const ConstantTensor& ct = all[Pick(c, all.size())];
   ExecutionPlan& plan = Plans(c)[ct.plan];
-  if (!plan.chains || plan.chains->empty() || !plan.operators) return Decline(c, "the constant's plan has no chain");
+  if (!plan.chains || plan.chains->empty() || !plan.operators)
+    return Decline(c, "the constant's plan has no chain");
   const int32_t v = static_cast<int32_t>(ct.value);
   const int32_t op = AnyOperator(plan);
   // Keep the operator used even if it was just added.
-  c.path = InstructionPath(ct.plan, AddInstruction(plan, Instruction::Of(KernelCall{op, Vec<int32_t>{v, v}})));
+  c.path = InstructionPath(
+      ct.plan, AddInstruction(plan, Instruction::Of(KernelCall{op, Vec<int32_t>{v, v}})));
   return true;
 }
 
@@ -1391,7 +1459,8 @@ bool KernelArgsMissing(Ctx& c) {
 
 bool KernelOpIndex(Ctx& c) {
   return AddBrokenInstruction(c, [](ExecutionPlan& plan) {
-    return Instruction::Of(KernelCall{static_cast<int32_t>(plan.operators->size()) + 1, Vec<int32_t>{}});
+    return Instruction::Of(
+        KernelCall{static_cast<int32_t>(plan.operators->size()) + 1, Vec<int32_t>{}});
   });
 }
 
@@ -1404,7 +1473,8 @@ bool KernelArgIndex(Ctx& c) {
 
 bool DelegateCallIndex(Ctx& c) {
   return AddBrokenInstruction(c, [](ExecutionPlan& plan) {
-    return Instruction::Of(DelegateCall{static_cast<int32_t>(plan.delegates->size()) + 2, Vec<int32_t>{}});
+    return Instruction::Of(
+        DelegateCall{static_cast<int32_t>(plan.delegates->size()) + 2, Vec<int32_t>{}});
   });
 }
 
@@ -1414,11 +1484,13 @@ Instruction JumpToEnd(ExecutionPlan& plan, int32_t cond) {
 }
 
 bool JumpCondIndex(Ctx& c) {
-  return AddBrokenInstruction(c, [](ExecutionPlan& plan) { return JumpToEnd(plan, ValueCount(plan) + 7); });
+  return AddBrokenInstruction(
+      c, [](ExecutionPlan& plan) { return JumpToEnd(plan, ValueCount(plan) + 7); });
 }
 
 bool JumpCondType(Ctx& c) {
-  return AddBrokenInstruction(c, [](ExecutionPlan& plan) { return JumpToEnd(plan, AddValue(plan, EValue::Of(Int{1}))); });
+  return AddBrokenInstruction(
+      c, [](ExecutionPlan& plan) { return JumpToEnd(plan, AddValue(plan, EValue::Of(Int{1}))); });
 }
 
 bool JumpDestination(Ctx& c) {
@@ -1452,7 +1524,8 @@ bool MoveType(Ctx& c) {
 }
 
 bool FreeIndex(Ctx& c) {
-  return AddBrokenInstruction(c, [](ExecutionPlan& plan) { return Instruction::Of(FreeCall{ValueCount(plan) + 3}); });
+  return AddBrokenInstruction(
+      c, [](ExecutionPlan& plan) { return Instruction::Of(FreeCall{ValueCount(plan) + 3}); });
 }
 
 bool FreeNotTensor(Ctx& c) {
@@ -1685,7 +1758,9 @@ class PteMutatorImpl final : public ByteMutator {
   }
 
   std::string CompanionNote(const Rule& rule) const override {
-    return NeedsCompanion(rule) ? "it shows against the input's companion .ptd (validate with --data FILE.ptd)" : "";
+    return NeedsCompanion(rule)
+               ? "it shows against the input's companion .ptd (validate with --data FILE.ptd)"
+               : "";
   }
 
   std::optional<std::vector<uint8_t>> ApplyWithPath(ByteView valid, const Rule& rule, uint64_t seed,
@@ -1731,7 +1806,8 @@ class PteMutatorImpl final : public ByteMutator {
     }
     Bytes bytes = Serialize(c.file);
     if (c.patch && !c.patch(bytes, c)) {
-      if (error) *error = Str("cannot break ", rule.id, " in this input: its layout leaves no room");
+      if (error)
+        *error = Str("cannot break ", rule.id, " in this input: its layout leaves no room");
       return std::nullopt;
     }
     if (path) *path = c.path;
@@ -1748,7 +1824,8 @@ const ByteMutator& PteMutator() {
 
 std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
                                               std::string* path, std::string* error) {
-  return static_cast<const PteMutatorImpl&>(PteMutator()).ApplyWithPath(valid, rule, seed, path, error);
+  return static_cast<const PteMutatorImpl&>(PteMutator())
+      .ApplyWithPath(valid, rule, seed, path, error);
 }
 
 bool NeedsCompanion(const Rule& rule) {

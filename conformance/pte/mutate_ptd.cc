@@ -43,7 +43,8 @@ constexpr uint64_t kFlatbufferSizeAt = 24;
 uint64_t Get64(const Bytes& b, uint64_t at) { return ReadLE<uint64_t>(b, at).value_or(0); }
 
 void Put(Bytes& b, uint64_t at, uint64_t value, int width) {
-  for (int i = 0; i < width; ++i) b[at + static_cast<uint64_t>(i)] = static_cast<uint8_t>(value >> (8 * i));
+  for (int i = 0; i < width; ++i)
+    b[at + static_cast<uint64_t>(i)] = static_cast<uint8_t>(value >> (8 * i));
 }
 
 Vec<PtdNamedData>& Named(Ctx& c) { return *c.file.named_data; }
@@ -147,11 +148,16 @@ bool Key(Ctx& c) {
   if (!NeedSegment(c)) return false;
   PtdNamedData entry;
   switch (c.seed % 3) {
-    case 0: entry.key = std::string(); break;
-    case 1: entry.key = std::nullopt; break;
+    case 0:
+      entry.key = std::string();
+      break;
+    case 1:
+      entry.key = std::nullopt;
+      break;
     default: {
-      const auto named = std::find_if(Named(c).begin(), Named(c).end(),
-                                      [](const PtdNamedData& n) { return n.key && !n.key->empty(); });
+      const auto named = std::find_if(Named(c).begin(), Named(c).end(), [](const PtdNamedData& n) {
+        return n.key && !n.key->empty();
+      });
       if (named == Named(c).end()) return Decline(c, "no entry has a key to repeat");
       entry.key = named->key;
     }
@@ -190,9 +196,15 @@ bool Layout(Ctx& c) {
   if (!NeedSegment(c)) return false;
   model::TensorLayout layout{kByte, Vec<int32_t>{1}, Vec<uint8_t>{0}};
   switch (c.seed % 3) {
-    case 0: layout.scalar_type = 9; break;  // COMPLEXFLOAT: not declared by the schema
-    case 1: layout.sizes = Vec<int32_t>{-1}; break;
-    default: layout.dim_order = Vec<uint8_t>{1}; break;
+    case 0:
+      layout.scalar_type = 9;
+      break;  // COMPLEXFLOAT: not declared by the schema
+    case 1:
+      layout.sizes = Vec<int32_t>{-1};
+      break;
+    default:
+      layout.dim_order = Vec<uint8_t>{1};
+      break;
   }
   c.path = AddEntry(c, PtdNamedData{NewKey(c, "layout"), 0, std::move(layout)}) + ".tensor_layout";
   return true;
@@ -202,9 +214,11 @@ bool Layout(Ctx& c) {
 bool LayoutSize(Ctx& c) {
   if (!NeedSegment(c)) return false;
   const uint64_t size = Segments(c)[0].size;
-  if (size >= 0x7fffffff) return Decline(c, "segment 0 is too large for an int32 size to exceed it");
+  if (size >= 0x7fffffff)
+    return Decline(c, "segment 0 is too large for an int32 size to exceed it");
   model::TensorLayout layout{kByte, Vec<int32_t>{static_cast<int32_t>(size + 1)}, Vec<uint8_t>{0}};
-  c.path = AddEntry(c, PtdNamedData{NewKey(c, "layout_size"), 0, std::move(layout)}) + ".tensor_layout";
+  c.path =
+      AddEntry(c, PtdNamedData{NewKey(c, "layout_size"), 0, std::move(layout)}) + ".tensor_layout";
   return true;
 }
 

@@ -34,7 +34,8 @@ std::optional<ExtendedHeader> ReadExtendedHeader(ByteView bytes) {
   ExtendedHeader header;
   header.program_size = ReadLE<uint64_t>(bytes, 16).value_or(0);
   header.segment_base_offset = ReadLE<uint64_t>(bytes, 24).value_or(0);
-  if (*length >= kFullHeaderLength) header.segment_data_size = ReadLE<uint64_t>(bytes, 32).value_or(0);
+  if (*length >= kFullHeaderLength)
+    header.segment_data_size = ReadLE<uint64_t>(bytes, 32).value_or(0);
   return header;
 }
 
@@ -96,24 +97,42 @@ EValue ReadValue(const fb::EValue* v) {
   const void* p = v->val();
   if (p == nullptr) return out;
   switch (static_cast<fb::KernelTypes>(out.type)) {
-    case fb::KernelTypes::Null: out.val = Null{}; break;
-    case fb::KernelTypes::Int: out.val = Int{static_cast<const fb::Int*>(p)->int_val()}; break;
-    case fb::KernelTypes::Bool: out.val = Bool{static_cast<const fb::Bool*>(p)->bool_val()}; break;
-    case fb::KernelTypes::Double: out.val = Double{static_cast<const fb::Double*>(p)->double_val()}; break;
-    case fb::KernelTypes::Tensor: out.val = ReadTensor(static_cast<const fb::Tensor*>(p)); break;
-    case fb::KernelTypes::String: out.val = String{ReadString(static_cast<const fb::String*>(p)->string_val())}; break;
-    case fb::KernelTypes::IntList: out.val = IntList{ReadScalars(static_cast<const fb::IntList*>(p)->items())}; break;
+    case fb::KernelTypes::Null:
+      out.val = Null{};
+      break;
+    case fb::KernelTypes::Int:
+      out.val = Int{static_cast<const fb::Int*>(p)->int_val()};
+      break;
+    case fb::KernelTypes::Bool:
+      out.val = Bool{static_cast<const fb::Bool*>(p)->bool_val()};
+      break;
+    case fb::KernelTypes::Double:
+      out.val = Double{static_cast<const fb::Double*>(p)->double_val()};
+      break;
+    case fb::KernelTypes::Tensor:
+      out.val = ReadTensor(static_cast<const fb::Tensor*>(p));
+      break;
+    case fb::KernelTypes::String:
+      out.val = String{ReadString(static_cast<const fb::String*>(p)->string_val())};
+      break;
+    case fb::KernelTypes::IntList:
+      out.val = IntList{ReadScalars(static_cast<const fb::IntList*>(p)->items())};
+      break;
     case fb::KernelTypes::DoubleList:
       out.val = DoubleList{ReadScalars(static_cast<const fb::DoubleList*>(p)->items())};
       break;
-    case fb::KernelTypes::BoolList: out.val = BoolList{ReadScalars(static_cast<const fb::BoolList*>(p)->items())}; break;
+    case fb::KernelTypes::BoolList:
+      out.val = BoolList{ReadScalars(static_cast<const fb::BoolList*>(p)->items())};
+      break;
     case fb::KernelTypes::TensorList:
       out.val = TensorList{ReadScalars(static_cast<const fb::TensorList*>(p)->items())};
       break;
     case fb::KernelTypes::OptionalTensorList:
-      out.val = OptionalTensorList{ReadScalars(static_cast<const fb::OptionalTensorList*>(p)->items())};
+      out.val =
+          OptionalTensorList{ReadScalars(static_cast<const fb::OptionalTensorList*>(p)->items())};
       break;
-    default: break;
+    default:
+      break;
   }
   return out;
 }
@@ -147,7 +166,8 @@ Instruction ReadInstruction(const fb::Instruction* i) {
     case fb::InstructionArguments::FreeCall:
       out.args = FreeCall{static_cast<const fb::FreeCall*>(p)->value_index()};
       break;
-    default: break;
+    default:
+      break;
   }
   return out;
 }
@@ -159,7 +179,8 @@ Chain ReadChain(const fb::Chain* c) {
   out.instructions = ReadTables(c->instructions(), ReadInstruction);
   out.stacktrace = ReadTables(c->stacktrace(), [](const fb::FrameList* l) {
     return FrameList{ReadTables(l->items(), [](const fb::Frame* f) {
-      return Frame{ReadString(f->filename()), f->lineno(), ReadString(f->name()), ReadString(f->context())};
+      return Frame{ReadString(f->filename()), f->lineno(), ReadString(f->name()),
+                   ReadString(f->context())};
     })};
   });
   return out;
@@ -183,7 +204,8 @@ ExecutionPlan ReadPlan(const fb::ExecutionPlan* p) {
   out.name = ReadString(p->name());
   out.container_meta_type = std::nullopt;
   if (const auto* m = p->container_meta_type()) {
-    out.container_meta_type = ContainerMetadata{ReadString(m->encoded_inp_str()), ReadString(m->encoded_out_str())};
+    out.container_meta_type =
+        ContainerMetadata{ReadString(m->encoded_inp_str()), ReadString(m->encoded_out_str())};
   }
   out.values = ReadTables(p->values(), ReadValue);
   out.inputs = ReadScalars(p->inputs());
@@ -194,9 +216,11 @@ ExecutionPlan ReadPlan(const fb::ExecutionPlan* p) {
   });
   out.delegates = ReadTables(p->delegates(), ReadDelegate);
   out.non_const_buffer_sizes = ReadScalars(p->non_const_buffer_sizes());
-  out.non_const_buffer_device = ReadTables(p->non_const_buffer_device(), [](const fb::NonConstBufferDevice* d) {
-    return NonConstBufferDevice{d->buffer_idx(), static_cast<int8_t>(d->device_type()), d->device_index()};
-  });
+  out.non_const_buffer_device =
+      ReadTables(p->non_const_buffer_device(), [](const fb::NonConstBufferDevice* d) {
+        return NonConstBufferDevice{d->buffer_idx(), static_cast<int8_t>(d->device_type()),
+                                    d->device_index()};
+      });
   return out;
 }
 
@@ -208,13 +232,14 @@ Program ReadProgram(const fb::Program* p) {
   Program out;
   out.version = p->version();
   out.execution_plan = ReadTables(p->execution_plan(), ReadPlan);
-  out.constant_buffer =
-      ReadTables(p->constant_buffer(), [](const fb::Buffer* b) { return Buffer{ReadScalars(b->storage())}; });
-  out.backend_delegate_data = ReadTables(p->backend_delegate_data(), [](const fb::BackendDelegateInlineData* d) {
-    return InlineData{ReadScalars(d->data())};
+  out.constant_buffer = ReadTables(
+      p->constant_buffer(), [](const fb::Buffer* b) { return Buffer{ReadScalars(b->storage())}; });
+  out.backend_delegate_data = ReadTables(
+      p->backend_delegate_data(),
+      [](const fb::BackendDelegateInlineData* d) { return InlineData{ReadScalars(d->data())}; });
+  out.segments = ReadTables(p->segments(), [](const fb::DataSegment* s) {
+    return DataSegment{s->offset(), s->size()};
   });
-  out.segments =
-      ReadTables(p->segments(), [](const fb::DataSegment* s) { return DataSegment{s->offset(), s->size()}; });
   out.constant_segment = std::nullopt;
   if (const auto* c = p->constant_segment()) out.constant_segment = ReadSubsegment(c);
   out.mutable_data_segments = ReadTables(p->mutable_data_segments(), ReadSubsegment);
@@ -227,7 +252,8 @@ Program ReadProgram(const fb::Program* p) {
 // Each segment's bytes as far as the file holds them: a segment that runs
 // past the end keeps the bytes that exist, so that a round trip of a broken
 // file stays as broken as it was.
-Vec<Vec<uint8_t>> ReadSegmentBytes(ByteView bytes, const Opt<Vec<DataSegment>>& segments, uint64_t base) {
+Vec<Vec<uint8_t>> ReadSegmentBytes(ByteView bytes, const Opt<Vec<DataSegment>>& segments,
+                                   uint64_t base) {
   Vec<Vec<uint8_t>> out;
   if (!segments) return out;
   for (const DataSegment& s : *segments) {
@@ -266,8 +292,9 @@ std::optional<PtdRegions> ReadPtdHeader(ByteView bytes, std::string* error) {
   const auto end = CheckedAdd(*flatbuffer_offset, *flatbuffer_size);
   if (!end || *end > bytes.size() || *end > *base) {
     if (error) {
-      *error = Str("flatbuffer_offset ", Hex(*flatbuffer_offset), " + flatbuffer_size ", Hex(*flatbuffer_size),
-                   " exceeds segment_base_offset ", Hex(*base), " or file size ", Hex(bytes.size()));
+      *error = Str("flatbuffer_offset ", Hex(*flatbuffer_offset), " + flatbuffer_size ",
+                   Hex(*flatbuffer_size), " exceeds segment_base_offset ", Hex(*base),
+                   " or file size ", Hex(bytes.size()));
     }
     return std::nullopt;
   }
@@ -291,8 +318,9 @@ PtdNamedData ReadNamedData(const ft::NamedData* n) {
   out.key = ReadString(n->key());
   out.segment_index = n->segment_index();
   if (const auto* layout = n->tensor_layout()) {
-    out.tensor_layout = TensorLayout{static_cast<int8_t>(layout->scalar_type()), ReadScalars(layout->sizes()),
-                                     ReadScalars(layout->dim_order())};
+    out.tensor_layout =
+        TensorLayout{static_cast<int8_t>(layout->scalar_type()), ReadScalars(layout->sizes()),
+                     ReadScalars(layout->dim_order())};
   }
   return out;
 }
@@ -306,7 +334,9 @@ std::optional<model::PtdFile> ReadPtdFile(ByteView bytes, std::string* error) {
   // aligned copy.
   const InputBuffer flatbuffer = InputBuffer::Copy(bytes.first(regions->flatbuffer_end));
   if (HasOldPtdRoot(flatbuffer)) {
-    if (error) *error = "the .ptd uses the FlatTensor layout before 2025-06, which this reader does not decode";
+    if (error)
+      *error =
+          "the .ptd uses the FlatTensor layout before 2025-06, which this reader does not decode";
     return std::nullopt;
   }
   flatbuffers::Verifier verifier(flatbuffer.data(), flatbuffer.size());
@@ -317,8 +347,9 @@ std::optional<model::PtdFile> ReadPtdFile(ByteView bytes, std::string* error) {
   const ft::FlatTensor* root = ft::GetFlatTensor(flatbuffer.data());
   PtdFile file;
   file.version = root->version();
-  file.segments =
-      ReadTables(root->segments(), [](const ft::DataSegment* s) { return DataSegment{s->offset(), s->size()}; });
+  file.segments = ReadTables(root->segments(), [](const ft::DataSegment* s) {
+    return DataSegment{s->offset(), s->size()};
+  });
   file.named_data = ReadTables(root->named_data(), ReadNamedData);
   file.segment_bytes = ReadSegmentBytes(bytes, file.segments, regions->segment_base_offset);
   return file;
@@ -333,7 +364,9 @@ std::optional<model::File> ReadFile(ByteView bytes, std::string* error) {
   uint64_t program_size = bytes.size();
   if (header && header->program_size != 0) {
     if (header->program_size > bytes.size()) {
-      if (error) *error = Str("program_size ", Hex(header->program_size), " exceeds file size ", Hex(bytes.size()));
+      if (error)
+        *error = Str("program_size ", Hex(header->program_size), " exceeds file size ",
+                     Hex(bytes.size()));
       return std::nullopt;
     }
     program_size = header->program_size;
@@ -349,7 +382,8 @@ std::optional<model::File> ReadFile(ByteView bytes, std::string* error) {
   File file;
   file.program = ReadProgram(fb::GetProgram(program_bytes.data()));
   file.extended_header = header.has_value();
-  file.segment_bytes = ReadSegmentBytes(bytes, file.program.segments, header ? header->segment_base_offset : 0);
+  file.segment_bytes =
+      ReadSegmentBytes(bytes, file.program.segments, header ? header->segment_base_offset : 0);
   return file;
 }
 

@@ -28,11 +28,35 @@ void PadTo(std::vector<uint8_t>& bytes, uint64_t size) {
 
 std::optional<uint64_t> ScalarTypeSize(int8_t scalar_type) {
   switch (scalar_type) {
-    case 0: case 1: case 11: case 12: case 13: case 16: case 17: case 23: case 24: case 25: case 26: return 1;
-    case 2: case 5: case 15: case 22: case 27: return 2;
-    case 3: case 6: case 14: case 28: return 4;
-    case 4: case 7: case 29: return 8;
-    default: return std::nullopt;
+    case 0:
+    case 1:
+    case 11:
+    case 12:
+    case 13:
+    case 16:
+    case 17:
+    case 23:
+    case 24:
+    case 25:
+    case 26:
+      return 1;
+    case 2:
+    case 5:
+    case 15:
+    case 22:
+    case 27:
+      return 2;
+    case 3:
+    case 6:
+    case 14:
+    case 28:
+      return 4;
+    case 4:
+    case 7:
+    case 29:
+      return 8;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -62,13 +86,15 @@ int PlanRecipe::AddInstruction(Instruction instruction) {
 }
 
 void PlanRecipe::CheckValue(int value, const char* what) const {
-  if (value < 0 || value >= value_count()) Fail(Str(what, " names value ", value, " but the plan has ", value_count()));
+  if (value < 0 || value >= value_count())
+    Fail(Str(what, " names value ", value, " but the plan has ", value_count()));
 }
 
 uint64_t PlanRecipe::TensorBytes(int8_t dtype, const Sizes& sizes) const {
   const std::optional<uint64_t> element = ScalarTypeSize(dtype);
   if (!element) Fail(Str("scalar type ", int{dtype}, " is not declared by the schema"));
-  if (sizes.size() > 16) Fail(Str("a tensor of rank ", sizes.size(), " exceeds the 16 dimensions the runtime allows"));
+  if (sizes.size() > 16)
+    Fail(Str("a tensor of rank ", sizes.size(), " exceeds the 16 dimensions the runtime allows"));
   uint64_t n = *element;
   for (int32_t s : sizes) {
     if (s < 0) Fail(Str("tensor size ", s, " is negative"));
@@ -100,7 +126,8 @@ int PlanRecipe::AddPlannedTensor(int8_t dtype, Sizes sizes, int8_t dynamism) {
   const uint64_t offset = AlignUp(planned_end_, kTensorAlignment);
   t.allocation = Allocation{1, static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)};
   planned_end_ = offset + nbytes;
-  (*plan_.non_const_buffer_sizes)[1] = static_cast<int64_t>(AlignUp(planned_end_, kTensorAlignment));
+  (*plan_.non_const_buffer_sizes)[1] =
+      static_cast<int64_t>(AlignUp(planned_end_, kTensorAlignment));
   return AddValue(EValue::Of(std::move(t)));
 }
 
@@ -139,7 +166,9 @@ int PlanRecipe::AddNull() { return AddValue(EValue::Of(Null{})); }
 int PlanRecipe::AddInt(int64_t value) { return AddValue(EValue::Of(Int{value})); }
 int PlanRecipe::AddBool(bool value) { return AddValue(EValue::Of(Bool{value})); }
 int PlanRecipe::AddDouble(double value) { return AddValue(EValue::Of(Double{value})); }
-int PlanRecipe::AddString(std::string value) { return AddValue(EValue::Of(String{std::move(value)})); }
+int PlanRecipe::AddString(std::string value) {
+  return AddValue(EValue::Of(String{std::move(value)}));
+}
 
 int PlanRecipe::AddIntList(const std::vector<int64_t>& items) {
   Vec<int64_t> boxed;
@@ -147,7 +176,9 @@ int PlanRecipe::AddIntList(const std::vector<int64_t>& items) {
   return AddValue(EValue::Of(IntList{std::move(boxed)}));
 }
 
-int PlanRecipe::AddDoubleList(std::vector<double> items) { return AddValue(EValue::Of(DoubleList{std::move(items)})); }
+int PlanRecipe::AddDoubleList(std::vector<double> items) {
+  return AddValue(EValue::Of(DoubleList{std::move(items)}));
+}
 
 int PlanRecipe::AddBoolList(const std::vector<bool>& items) {
   Vec<uint8_t> bytes(items.begin(), items.end());
@@ -163,7 +194,8 @@ bool IsTensor(const EValue& v) { return std::holds_alternative<Tensor>(v.val); }
 int PlanRecipe::AddTensorList(std::vector<int32_t> tensors) {
   for (int32_t t : tensors) {
     CheckValue(t, "a TensorList item");
-    if (!IsTensor((*plan_.values)[static_cast<size_t>(t)])) Fail(Str("TensorList item ", t, " is not a tensor"));
+    if (!IsTensor((*plan_.values)[static_cast<size_t>(t)]))
+      Fail(Str("TensorList item ", t, " is not a tensor"));
   }
   return AddValue(EValue::Of(TensorList{std::move(tensors)}));
 }
@@ -192,7 +224,8 @@ void PlanRecipe::AddOutput(int value) {
 
 int PlanRecipe::AddOperator(std::string name, std::string overload) {
   if (name.empty()) Fail("an operator needs a name");
-  if (name.size() + 1 + overload.size() >= 100) Fail(Str("operator name ", Quoted(name), " is too long"));
+  if (name.size() + 1 + overload.size() >= 100)
+    Fail(Str("operator name ", Quoted(name), " is too long"));
   plan_.operators->push_back(Operator{std::move(name), std::move(overload)});
   return static_cast<int>(plan_.operators->size()) - 1;
 }
@@ -213,7 +246,8 @@ int PlanRecipe::AddDelegate(std::string backend_id, Bytes processed, DelegatePla
 }
 
 int PlanRecipe::KernelCall(int op, std::vector<int32_t> args, std::optional<int32_t> ret) {
-  if (op < 0 || static_cast<size_t>(op) >= plan_.operators->size()) Fail(Str("KernelCall names operator ", op));
+  if (op < 0 || static_cast<size_t>(op) >= plan_.operators->size())
+    Fail(Str("KernelCall names operator ", op));
   if (args.empty() && !ret) Fail("a KernelCall needs at least its out argument");
   for (int32_t a : args) CheckValue(a, "a KernelCall argument");
   const int32_t r = ret.value_or(args.empty() ? 0 : args.back());
@@ -233,7 +267,8 @@ int PlanRecipe::DelegateCall(int delegate, std::vector<int32_t> args) {
 int PlanRecipe::Move(int from, int to) {
   CheckValue(from, "a MoveCall source");
   CheckValue(to, "a MoveCall target");
-  if ((*plan_.values)[static_cast<size_t>(from)].type != (*plan_.values)[static_cast<size_t>(to)].type) {
+  if ((*plan_.values)[static_cast<size_t>(from)].type !=
+      (*plan_.values)[static_cast<size_t>(to)].type) {
     Fail(Str("MoveCall from value ", from, " to value ", to, " changes the value type"));
   }
   return AddInstruction(Instruction::Of(MoveCall{from, to}));
@@ -248,7 +283,8 @@ int PlanRecipe::JumpFalse(int cond, int destination) {
   if (destination < 0) Fail(Str("JumpFalseCall destination ", destination, " is negative"));
   // Backward jumps on a constant false condition never terminate
   // (spec/pte.md §4 #62); a recipe only jumps forward or on a tensor.
-  if (destination <= instruction_count() && std::holds_alternative<Bool>(c.val) && !std::get<Bool>(c.val).value) {
+  if (destination <= instruction_count() && std::holds_alternative<Bool>(c.val) &&
+      !std::get<Bool>(c.val).value) {
     Fail("a backward JumpFalseCall on a constant false condition never terminates");
   }
   return AddInstruction(Instruction::Of(JumpFalseCall{cond, destination}));
@@ -256,7 +292,8 @@ int PlanRecipe::JumpFalse(int cond, int destination) {
 
 int PlanRecipe::Free(int value) {
   CheckValue(value, "a FreeCall target");
-  if (!IsTensor((*plan_.values)[static_cast<size_t>(value)])) Fail(Str("FreeCall target ", value, " is not a tensor"));
+  if (!IsTensor((*plan_.values)[static_cast<size_t>(value)]))
+    Fail(Str("FreeCall target ", value, " is not a tensor"));
   return AddInstruction(Instruction::Of(FreeCall{value}));
 }
 
@@ -291,7 +328,8 @@ uint32_t ProgramRecipe::AddConstant(std::vector<uint8_t> bytes, ConstantPlace wh
 
 void ProgramRecipe::AddExternal(External external) {
   for (const External& e : externals_) {
-    if (e.key == external.key) Fail(Str("two external tensors have the key ", Quoted(external.key)));
+    if (e.key == external.key)
+      Fail(Str("two external tensors have the key ", Quoted(external.key)));
   }
   externals_.push_back(std::move(external));
 }
@@ -305,7 +343,8 @@ namespace {
 
 // Concatenates blobs at 16-byte aligned offsets after the reserved offset 0
 // (spec/pte.md §4 #18, #21).
-std::pair<Vec<uint8_t>, Vec<uint64_t>> PackSubsegment(const std::vector<std::vector<uint8_t>>& blobs) {
+std::pair<Vec<uint8_t>, Vec<uint64_t>> PackSubsegment(
+    const std::vector<std::vector<uint8_t>>& blobs) {
   Vec<uint8_t> bytes;
   Vec<uint64_t> offsets{0};
   for (const auto& blob : blobs) {
@@ -356,7 +395,8 @@ File ProgramRecipe::Build() const {
   if (!named_data_.empty()) {
     program.named_data = Vec<NamedData>{};
     for (const auto& [key, bytes] : named_data_) {
-      program.named_data->push_back(NamedData{key, static_cast<uint32_t>(file.segment_bytes.size())});
+      program.named_data->push_back(
+          NamedData{key, static_cast<uint32_t>(file.segment_bytes.size())});
       file.segment_bytes.push_back(bytes);
     }
   }
@@ -382,7 +422,8 @@ std::optional<PtdFile> ProgramRecipe::BuildPtd() const {
   for (const External& e : externals_) {
     // Tensor data is 16-byte aligned in the .ptd like in the program.
     const uint64_t offset = AlignUp(end, kTensorAlignment);
-    ptd.named_data->push_back(PtdNamedData{e.key, static_cast<uint32_t>(ptd.segments->size()), e.layout});
+    ptd.named_data->push_back(
+        PtdNamedData{e.key, static_cast<uint32_t>(ptd.segments->size()), e.layout});
     ptd.segments->push_back(DataSegment{offset, e.bytes.size()});
     ptd.segment_bytes.push_back(e.bytes);
     end = offset + e.bytes.size();
@@ -399,7 +440,7 @@ using nlohmann::json;
 
 int8_t ParseDtype(const json& j) {
   static const std::map<std::string, int8_t> kNames = {
-      {"byte", kByte}, {"char", kChar}, {"short", kShort}, {"int", kInt}, {"long", kLong},
+      {"byte", kByte}, {"char", kChar},   {"short", kShort},   {"int", kInt},  {"long", kLong},
       {"half", kHalf}, {"float", kFloat}, {"double", kDouble}, {"bool", kBool}};
   if (j.is_number_integer()) return static_cast<int8_t>(j.get<int>());
   const auto it = kNames.find(j.get<std::string>());
@@ -427,13 +468,28 @@ std::vector<uint8_t> EncodeData(int8_t dtype, const json& data) {
   std::vector<uint8_t> out;
   for (const json& x : data) {
     switch (dtype) {
-      case kFloat: AppendLE(out, x.get<float>()); break;
-      case kDouble: AppendLE(out, x.get<double>()); break;
-      case kInt: AppendLE(out, x.get<int32_t>()); break;
-      case kLong: AppendLE(out, x.get<int64_t>()); break;
-      case kShort: AppendLE(out, x.get<int16_t>()); break;
-      case kByte: case kChar: case kBool: AppendLE(out, static_cast<uint8_t>(x.get<int>())); break;
-      default: Fail(Str("tensor data is not supported for dtype ", int{dtype}));
+      case kFloat:
+        AppendLE(out, x.get<float>());
+        break;
+      case kDouble:
+        AppendLE(out, x.get<double>());
+        break;
+      case kInt:
+        AppendLE(out, x.get<int32_t>());
+        break;
+      case kLong:
+        AppendLE(out, x.get<int64_t>());
+        break;
+      case kShort:
+        AppendLE(out, x.get<int16_t>());
+        break;
+      case kByte:
+      case kChar:
+      case kBool:
+        AppendLE(out, static_cast<uint8_t>(x.get<int>()));
+        break;
+      default:
+        Fail(Str("tensor data is not supported for dtype ", int{dtype}));
     }
   }
   return out;
@@ -476,7 +532,8 @@ int Lookup(const std::map<std::string, int>& names, const json& ref, const char*
   return it->second;
 }
 
-std::vector<int32_t> LookupAll(const std::map<std::string, int>& names, const json& refs, bool allow_null) {
+std::vector<int32_t> LookupAll(const std::map<std::string, int>& names, const json& refs,
+                               bool allow_null) {
   std::vector<int32_t> out;
   for (const json& r : refs) {
     if (allow_null && r.is_null()) {
@@ -492,16 +549,20 @@ int AddJsonTensor(PlanRecipe& plan, const json& t) {
   const int8_t dtype = ParseDtype(t.at("dtype"));
   const auto sizes = t.at("sizes").get<std::vector<int32_t>>();
   const std::string memory = t.value("memory", "planned");
-  const std::vector<uint8_t> data = t.contains("data") ? EncodeData(dtype, t.at("data")) : std::vector<uint8_t>{};
+  const std::vector<uint8_t> data =
+      t.contains("data") ? EncodeData(dtype, t.at("data")) : std::vector<uint8_t>{};
   if (memory == "planned") return plan.AddPlannedTensor(dtype, sizes, ParseDynamism(t));
   if (memory == "none") return plan.AddUnplannedTensor(dtype, sizes, ParseDynamism(t));
   if (memory == "mutable") return plan.AddMutableTensor(dtype, sizes, data);
-  if (memory == "external") return plan.AddExternalTensor(dtype, sizes, t.at("key").get<std::string>(), data);
+  if (memory == "external")
+    return plan.AddExternalTensor(dtype, sizes, t.at("key").get<std::string>(), data);
   if (memory == "constant") {
     const std::string place = t.value("place", "segment");
-    if (place != "segment" && place != "inline") Fail(Str("unknown constant place ", Quoted(place)));
-    return plan.AddConstantTensor(dtype, sizes, data,
-                                  place == "segment" ? ConstantPlace::kSegment : ConstantPlace::kInlineBuffer);
+    if (place != "segment" && place != "inline")
+      Fail(Str("unknown constant place ", Quoted(place)));
+    return plan.AddConstantTensor(
+        dtype, sizes, data,
+        place == "segment" ? ConstantPlace::kSegment : ConstantPlace::kInlineBuffer);
   }
   Fail(Str("unknown tensor memory ", Quoted(memory)));
 }
@@ -513,9 +574,11 @@ int AddJsonValue(PlanRecipe& plan, const PlanNames& names, const json& v) {
   if (v.contains("bool")) return plan.AddBool(v.at("bool").get<bool>());
   if (v.contains("string")) return plan.AddString(v.at("string").get<std::string>());
   if (v.contains("int_list")) return plan.AddIntList(v.at("int_list").get<std::vector<int64_t>>());
-  if (v.contains("double_list")) return plan.AddDoubleList(v.at("double_list").get<std::vector<double>>());
+  if (v.contains("double_list"))
+    return plan.AddDoubleList(v.at("double_list").get<std::vector<double>>());
   if (v.contains("bool_list")) return plan.AddBoolList(v.at("bool_list").get<std::vector<bool>>());
-  if (v.contains("tensor_list")) return plan.AddTensorList(LookupAll(names.values, v.at("tensor_list"), false));
+  if (v.contains("tensor_list"))
+    return plan.AddTensorList(LookupAll(names.values, v.at("tensor_list"), false));
   if (v.contains("optional_tensor_list")) {
     return plan.AddOptionalTensorList(LookupAll(names.values, v.at("optional_tensor_list"), true));
   }
@@ -529,8 +592,9 @@ int OperatorFor(PlanRecipe& plan, PlanNames& names, const std::string& qualified
   const size_t ns = qualified.find("::");
   const size_t dot = qualified.rfind('.');
   const bool has_overload = dot != std::string::npos && (ns == std::string::npos || dot > ns);
-  const int op = has_overload ? plan.AddOperator(qualified.substr(0, dot), qualified.substr(dot + 1))
-                              : plan.AddOperator(qualified, "");
+  const int op = has_overload
+                     ? plan.AddOperator(qualified.substr(0, dot), qualified.substr(dot + 1))
+                     : plan.AddOperator(qualified, "");
   names.operators[qualified] = op;
   return op;
 }
@@ -566,13 +630,15 @@ void AddJsonPlan(ProgramRecipe& program, const json& p) {
   for (const json& d : Items(p, "delegates")) {
     std::vector<std::pair<std::string, std::string>> specs;
     if (d.contains("compile_specs")) {
-      for (const auto& [key, value] : d.at("compile_specs").items()) specs.emplace_back(key, value.get<std::string>());
+      for (const auto& [key, value] : d.at("compile_specs").items())
+        specs.emplace_back(key, value.get<std::string>());
     }
     const std::string place = d.value("place", "inline");
-    if (place != "inline" && place != "segment") Fail(Str("unknown delegate place ", Quoted(place)));
-    const int index = plan.AddDelegate(d.at("backend").get<std::string>(), ParsePayload(d.at("payload")),
-                                       place == "inline" ? DelegatePlace::kInline : DelegatePlace::kSegment,
-                                       std::move(specs));
+    if (place != "inline" && place != "segment")
+      Fail(Str("unknown delegate place ", Quoted(place)));
+    const int index = plan.AddDelegate(
+        d.at("backend").get<std::string>(), ParsePayload(d.at("payload")),
+        place == "inline" ? DelegatePlace::kInline : DelegatePlace::kSegment, std::move(specs));
     names.delegates[d.value("name", d.at("backend").get<std::string>())] = index;
   }
   for (const json& v : Items(p, "inputs")) plan.AddInput(Lookup(names.values, v, "value"));

@@ -10,12 +10,14 @@
 // --recipe R.json`; conformance/pte/recipes/*.json are examples:
 //   {"plans": [{"name": "forward",
 //               "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2],
-//                           "memory": "planned|none|constant|mutable|external", "place": "segment|inline",
-//                           "key": "weight" (external only),
-//                           "dynamism": "static|dynamic_bound|dynamic_unbound", "data": [1, 2]}},
-//                          {"name": "a", "int": 1}, {"double": 0.5}, {"bool": true}, {"string": "s"},
+//                           "memory": "planned|none|constant|mutable|external", "place":
+//                           "segment|inline", "key": "weight" (external only), "dynamism":
+//                           "static|dynamic_bound|dynamic_unbound", "data": [1, 2]}},
+//                          {"name": "a", "int": 1}, {"double": 0.5}, {"bool": true}, {"string":
+//                          "s"},
 //                          {"int_list": [1, 2]}, {"double_list": [0.5]}, {"bool_list": [true]},
-//                          {"tensor_list": ["x"]}, {"optional_tensor_list": ["x", null]}, {"null": null}],
+//                          {"tensor_list": ["x"]}, {"optional_tensor_list": ["x", null]}, {"null":
+//                          null}],
 //               "inputs": ["x"], "outputs": ["y"],
 //               "delegates": [{"name": "d", "backend": "XnnpackBackend", "place": "inline|segment",
 //                              "payload": "0a0b..." | {"size": 64, "fill": 7},
@@ -65,7 +67,8 @@ class PlanRecipe {
   int AddUnplannedTensor(int8_t dtype, Sizes sizes, int8_t dynamism = 0);
   // A constant; `bytes` is zero-padded to the tensor's size. All constants of
   // a program share one store (the constant segment or constant_buffer).
-  int AddConstantTensor(int8_t dtype, Sizes sizes, Bytes bytes, ConstantPlace where = ConstantPlace::kSegment);
+  int AddConstantTensor(int8_t dtype, Sizes sizes, Bytes bytes,
+                        ConstantPlace where = ConstantPlace::kSegment);
   // A planned tensor with an initial value in mutable_data_segments[0].
   int AddMutableTensor(int8_t dtype, Sizes sizes, Bytes initial);
   // A constant whose data lives in the companion .ptd under `key`

@@ -26,7 +26,8 @@ Offset<flatbuffers::String> WriteString(FlatBufferBuilder& b, const model::Opt<s
 }
 
 template <typename T>
-Offset<flatbuffers::Vector<T>> WriteVector(FlatBufferBuilder& b, const model::Opt<model::Vec<T>>& v) {
+Offset<flatbuffers::Vector<T>> WriteVector(FlatBufferBuilder& b,
+                                           const model::Opt<model::Vec<T>>& v) {
   return v ? b.CreateVector(*v) : 0;
 }
 
@@ -41,8 +42,8 @@ Offset<flatbuffers::Vector<uint8_t>> WriteAlignedBytes(FlatBufferBuilder& b,
 // Writes a vector of tables, one Offset per element from `write`.
 template <typename Table, typename Item, typename WriteItem>
 Offset<flatbuffers::Vector<Offset<Table>>> WriteTables(FlatBufferBuilder& b,
-                                                        const model::Opt<model::Vec<Item>>& items,
-                                                        WriteItem write) {
+                                                       const model::Opt<model::Vec<Item>>& items,
+                                                       WriteItem write) {
   if (!items) return 0;
   std::vector<Offset<Table>> offsets;
   offsets.reserve(items->size());
@@ -60,11 +61,10 @@ Offset<fb::Tensor> WriteTensor(FlatBufferBuilder& b, const model::Tensor& t) {
   }
   Offset<fb::ExtraTensorInfo> extra = 0;
   if (t.extra) {
-    extra = fb::CreateExtraTensorInfo(b, t.extra->mutable_data_segments_idx,
-                                      WriteString(b, t.extra->fully_qualified_name),
-                                      static_cast<fb::TensorDataLocation>(t.extra->location),
-                                      static_cast<fb::DeviceType>(t.extra->device_type),
-                                      t.extra->device_index);
+    extra = fb::CreateExtraTensorInfo(
+        b, t.extra->mutable_data_segments_idx, WriteString(b, t.extra->fully_qualified_name),
+        static_cast<fb::TensorDataLocation>(t.extra->location),
+        static_cast<fb::DeviceType>(t.extra->device_type), t.extra->device_index);
   }
   return fb::CreateTensor(b, static_cast<fb::ScalarType>(t.scalar_type), t.storage_offset, sizes,
                           dim_order, t.requires_grad, t.data_buffer_idx, allocation, t.layout,
@@ -78,7 +78,9 @@ struct ValueWriter {
   Offset<void> operator()(const model::Null&) const { return fb::CreateNull(b).Union(); }
   Offset<void> operator()(const model::Int& v) const { return fb::CreateInt(b, v.value).Union(); }
   Offset<void> operator()(const model::Bool& v) const { return fb::CreateBool(b, v.value).Union(); }
-  Offset<void> operator()(const model::Double& v) const { return fb::CreateDouble(b, v.value).Union(); }
+  Offset<void> operator()(const model::Double& v) const {
+    return fb::CreateDouble(b, v.value).Union();
+  }
   Offset<void> operator()(const model::Tensor& v) const { return WriteTensor(b, v).Union(); }
   Offset<void> operator()(const model::String& v) const {
     return fb::CreateString(b, WriteString(b, v.value)).Union();
@@ -189,33 +191,39 @@ Offset<fb::ExecutionPlan> WritePlan(FlatBufferBuilder& b, const model::Execution
   auto operators = WriteTables<fb::Operator>(b, p.operators, WriteOperator);
   auto delegates = WriteTables<fb::BackendDelegate>(b, p.delegates, WriteDelegate);
   auto buffer_sizes = WriteVector(b, p.non_const_buffer_sizes);
-  auto buffer_device = WriteTables<fb::NonConstBufferDevice>(b, p.non_const_buffer_device, WriteBufferDevice);
-  return fb::CreateExecutionPlan(b, name, meta, values, inputs, outputs, chains, operators, delegates,
-                                 buffer_sizes, buffer_device);
+  auto buffer_device =
+      WriteTables<fb::NonConstBufferDevice>(b, p.non_const_buffer_device, WriteBufferDevice);
+  return fb::CreateExecutionPlan(b, name, meta, values, inputs, outputs, chains, operators,
+                                 delegates, buffer_sizes, buffer_device);
 }
 
-Offset<fb::SubsegmentOffsets> WriteSubsegment(FlatBufferBuilder& b, const model::SubsegmentOffsets& s) {
+Offset<fb::SubsegmentOffsets> WriteSubsegment(FlatBufferBuilder& b,
+                                              const model::SubsegmentOffsets& s) {
   return fb::CreateSubsegmentOffsets(b, s.segment_index, WriteVector(b, s.offsets));
 }
 
 Offset<fb::Program> WriteProgram(FlatBufferBuilder& b, const model::Program& p) {
   auto plans = WriteTables<fb::ExecutionPlan>(b, p.execution_plan, WritePlan);
-  auto constant_buffer = WriteTables<fb::Buffer>(b, p.constant_buffer, [](FlatBufferBuilder& fbb, const model::Buffer& buf) {
-    return fb::CreateBuffer(fbb, WriteAlignedBytes(fbb, buf.storage));
-  });
+  auto constant_buffer = WriteTables<fb::Buffer>(
+      b, p.constant_buffer, [](FlatBufferBuilder& fbb, const model::Buffer& buf) {
+        return fb::CreateBuffer(fbb, WriteAlignedBytes(fbb, buf.storage));
+      });
   auto delegate_data = WriteTables<fb::BackendDelegateInlineData>(
       b, p.backend_delegate_data, [](FlatBufferBuilder& fbb, const model::InlineData& d) {
         return fb::CreateBackendDelegateInlineData(fbb, WriteAlignedBytes(fbb, d.data));
       });
-  auto segments = WriteTables<fb::DataSegment>(b, p.segments, [](FlatBufferBuilder& fbb, const model::DataSegment& s) {
-    return fb::CreateDataSegment(fbb, s.offset, s.size);
-  });
+  auto segments = WriteTables<fb::DataSegment>(
+      b, p.segments, [](FlatBufferBuilder& fbb, const model::DataSegment& s) {
+        return fb::CreateDataSegment(fbb, s.offset, s.size);
+      });
   Offset<fb::SubsegmentOffsets> constant_segment = 0;
   if (p.constant_segment) constant_segment = WriteSubsegment(b, *p.constant_segment);
-  auto mutable_segments = WriteTables<fb::SubsegmentOffsets>(b, p.mutable_data_segments, WriteSubsegment);
-  auto named_data = WriteTables<fb::NamedData>(b, p.named_data, [](FlatBufferBuilder& fbb, const model::NamedData& n) {
-    return fb::CreateNamedData(fbb, WriteString(fbb, n.key), n.segment_index);
-  });
+  auto mutable_segments =
+      WriteTables<fb::SubsegmentOffsets>(b, p.mutable_data_segments, WriteSubsegment);
+  auto named_data = WriteTables<fb::NamedData>(
+      b, p.named_data, [](FlatBufferBuilder& fbb, const model::NamedData& n) {
+        return fb::CreateNamedData(fbb, WriteString(fbb, n.key), n.segment_index);
+      });
   return fb::CreateProgram(b, p.version, plans, constant_buffer, delegate_data, segments,
                            constant_segment, mutable_segments, named_data);
 }
@@ -264,7 +272,8 @@ void AppendSegments(std::vector<uint8_t>& out, uint64_t base,
   out.resize(base + end, 0);
   for (size_t i = 0; i < bytes.size(); ++i) {
     const uint64_t offset = segments && i < segments->size() ? (*segments)[i].offset : 0;
-    std::copy(bytes[i].begin(), bytes[i].end(), out.begin() + static_cast<std::ptrdiff_t>(base + offset));
+    std::copy(bytes[i].begin(), bytes[i].end(),
+              out.begin() + static_cast<std::ptrdiff_t>(base + offset));
   }
 }
 
@@ -342,20 +351,23 @@ std::vector<uint8_t> WithPtdHeader(const FlatBufferBuilder& builder,
 
 std::vector<uint8_t> SerializePtd(const model::PtdFile& file) {
   FlatBufferBuilder builder(1024);
-  auto segments = WriteTables<ft::DataSegment>(builder, file.segments, [](FlatBufferBuilder& b, const model::DataSegment& s) {
-    return ft::CreateDataSegment(b, s.offset, s.size);
-  });
-  auto named = WriteTables<ft::NamedData>(builder, file.named_data, [](FlatBufferBuilder& b, const model::PtdNamedData& n) {
-    auto key = WriteString(b, n.key);
-    Offset<ft::TensorLayout> layout = 0;
-    if (n.tensor_layout) {
-      layout = ft::CreateTensorLayout(b, static_cast<fb::ScalarType>(n.tensor_layout->scalar_type),
-                                      WriteVector(b, n.tensor_layout->sizes),
-                                      WriteVector(b, n.tensor_layout->dim_order));
-    }
-    return ft::CreateNamedData(b, key, n.segment_index, layout);
-  });
-  builder.Finish(ft::CreateFlatTensor(builder, file.version, segments, named), ft::FlatTensorIdentifier());
+  auto segments = WriteTables<ft::DataSegment>(
+      builder, file.segments, [](FlatBufferBuilder& b, const model::DataSegment& s) {
+        return ft::CreateDataSegment(b, s.offset, s.size);
+      });
+  auto named = WriteTables<ft::NamedData>(
+      builder, file.named_data, [](FlatBufferBuilder& b, const model::PtdNamedData& n) {
+        auto key = WriteString(b, n.key);
+        Offset<ft::TensorLayout> layout = 0;
+        if (n.tensor_layout) {
+          layout = ft::CreateTensorLayout(
+              b, static_cast<fb::ScalarType>(n.tensor_layout->scalar_type),
+              WriteVector(b, n.tensor_layout->sizes), WriteVector(b, n.tensor_layout->dim_order));
+        }
+        return ft::CreateNamedData(b, key, n.segment_index, layout);
+      });
+  builder.Finish(ft::CreateFlatTensor(builder, file.version, segments, named),
+                 ft::FlatTensorIdentifier());
   return WithPtdHeader(builder, file.segments, file.segment_bytes, file.segment_alignment);
 }
 
@@ -366,13 +378,16 @@ std::vector<uint8_t> SerializeOldPtd(const model::OldPtdFile& file) {
         auto name = WriteString(b, t.fully_qualified_name);
         auto sizes = WriteVector(b, t.sizes);
         auto dim_order = WriteVector(b, t.dim_order);
-        return ft0::CreateTensorMetadata(b, name, t.scalar_type, sizes, dim_order, t.segment_index, t.offset);
+        return ft0::CreateTensorMetadata(b, name, t.scalar_type, sizes, dim_order, t.segment_index,
+                                         t.offset);
       });
-  auto segments = WriteTables<ft0::DataSegment>(builder, file.segments, [](FlatBufferBuilder& b, const model::DataSegment& s) {
-    return ft0::CreateDataSegment(b, s.offset, s.size);
-  });
-  builder.Finish(ft0::CreateFlatTensor(builder, file.version, file.tensor_alignment, tensors, segments),
-                 ft0::FlatTensorIdentifier());
+  auto segments = WriteTables<ft0::DataSegment>(
+      builder, file.segments, [](FlatBufferBuilder& b, const model::DataSegment& s) {
+        return ft0::CreateDataSegment(b, s.offset, s.size);
+      });
+  builder.Finish(
+      ft0::CreateFlatTensor(builder, file.version, file.tensor_alignment, tensors, segments),
+      ft0::FlatTensorIdentifier());
   return WithPtdHeader(builder, file.segments, file.segment_bytes, file.segment_alignment);
 }
 

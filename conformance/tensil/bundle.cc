@@ -18,9 +18,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 json TinyArch() {
-  return {{"data_type", "FP16BP8"},    {"array_size", 2},         {"dram0_depth", 256},
-          {"dram1_depth", 256},        {"local_depth", 256},      {"accumulator_depth", 256},
-          {"simd_registers_depth", 1}, {"stride0_depth", 2},      {"stride1_depth", 2},
+  return {{"data_type", "FP16BP8"},    {"array_size", 2},        {"dram0_depth", 256},
+          {"dram1_depth", 256},        {"local_depth", 256},     {"accumulator_depth", 256},
+          {"simd_registers_depth", 1}, {"stride0_depth", 2},     {"stride1_depth", 2},
           {"number_of_threads", 1},    {"thread_queue_depth", 8}};
 }
 
@@ -30,8 +30,9 @@ Layout LayoutFor(const json& arch_json) {
   Architecture arch;
   const auto value = [&](const char* key, uint64_t fallback) {
     const auto it = arch_json.find(key);
-    return it != arch_json.end() && it->is_number_integer() && it->get<int64_t>() >= 0 ? it->get<uint64_t>()
-                                                                                      : fallback;
+    return it != arch_json.end() && it->is_number_integer() && it->get<int64_t>() >= 0
+               ? it->get<uint64_t>()
+               : fallback;
   };
   arch.array_size = value("array_size", 2);
   arch.local_depth = value("local_depth", 256);
@@ -43,8 +44,11 @@ Layout LayoutFor(const json& arch_json) {
   arch.simd_registers_depth = value("simd_registers_depth", 1);
   arch.number_of_threads = std::min<uint64_t>(value("number_of_threads", 1), 2);
   if (const auto layout = LayoutOf(arch)) return *layout;
-  return *LayoutOf(Architecture{.array_size = 2, .local_depth = 256, .accumulator_depth = 256,
-                                .stride0_depth = 2, .stride1_depth = 2});
+  return *LayoutOf(Architecture{.array_size = 2,
+                                .local_depth = 256,
+                                .accumulator_depth = 256,
+                                .stride0_depth = 2,
+                                .stride1_depth = 2});
 }
 
 bool WriteBytes(const fs::path& path, const std::string& bytes, std::string* error) {
@@ -99,7 +103,8 @@ std::optional<Bundle> ReadBundle(const std::string& tmodel_path, std::string* er
   DiagnosticSink sink(Profile{}, tmodel_path);
   ValidateContext context;
   context.path = tmodel_path;
-  const InputBuffer input = InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  const InputBuffer input =
+      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   const auto loaded = LoadModel(input, context, sink);
   if (!loaded) {
     *error = Str(tmodel_path, " does not load as a valid Tensil model");
@@ -112,21 +117,23 @@ std::optional<Bundle> ReadBundle(const std::string& tmodel_path, std::string* er
   return b;
 }
 
-std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& dir, const std::string& stem,
-                                         std::string* error) {
+std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& dir,
+                                         const std::string& stem, std::string* error) {
   json model = bundle.model;
   std::string program_text;
   for (const std::string& line : bundle.program) program_text += line + "\n";
   AssembleError assemble_error;
-  auto program = Assemble(program_text, LayoutFor(model.contains("arch") ? model["arch"] : json::object()),
-                          &assemble_error);
+  auto program =
+      Assemble(program_text, LayoutFor(model.contains("arch") ? model["arch"] : json::object()),
+               &assemble_error);
   if (!program) {
     *error = Str("line ", assemble_error.line, " does not assemble: ", assemble_error.message);
     return std::nullopt;
   }
   program->insert(program->end(), bundle.trailing.begin(), bundle.trailing.end());
   if (bundle.name_files) {
-    if (model.contains("prog") && model["prog"].is_object()) model["prog"]["file_name"] = stem + ".tprog";
+    if (model.contains("prog") && model["prog"].is_object())
+      model["prog"]["file_name"] = stem + ".tprog";
     if (model.contains("consts") && model["consts"].is_array()) {
       for (json& entry : model["consts"]) {
         if (entry.is_object()) entry["file_name"] = stem + ".tdata";
@@ -161,8 +168,9 @@ DiagnosticSink ValidateWritten(const WrittenBundle& written, Profile profile) {
   ValidateContext context;
   context.path = written.tmodel;
   context.companions = written.companions;
-  TensilFormat().Validate(InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}), context,
-                          sink);
+  TensilFormat().Validate(
+      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}), context,
+      sink);
   return sink;
 }
 

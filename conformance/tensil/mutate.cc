@@ -33,8 +33,9 @@ class TensilMutatorImpl final : public Mutator {
   }
 
   // The table has one change per rule, so `seed` has nothing to pick.
-  std::optional<MutatedFiles> Mutate(const MutationInput& input, const Rule& rule, uint64_t /*seed*/,
-                                     const std::string& output, std::string* error) const override {
+  std::optional<MutatedFiles> Mutate(const MutationInput& input, const Rule& rule,
+                                     uint64_t /*seed*/, const std::string& output,
+                                     std::string* error) const override {
     const Mutation* mutation = FindMutation(rule.id);
     if (mutation == nullptr) {
       *error = Str("no mutation breaks ", rule.id);
@@ -54,12 +55,15 @@ class TensilMutatorImpl final : public Mutator {
       return std::nullopt;
     }
     const fs::path out(output);
-    const std::optional<WrittenBundle> written = WriteBundle(*bundle, out.parent_path(), StemOf(out), error);
+    const std::optional<WrittenBundle> written =
+        WriteBundle(*bundle, out.parent_path(), StemOf(out), error);
     if (!written) return std::nullopt;
     // The architecture file the input was validated against, unless the
     // mutation writes its own.
-    MutatedFiles result{written->files, written->companions.empty() ? input.companions : written->companions, {}};
-    if (auto why = NotBreakingOnly(TensilFormat(), {written->tmodel, result.companions}, rule, mutation->also, baseline)) {
+    MutatedFiles result{
+        written->files, written->companions.empty() ? input.companions : written->companions, {}};
+    if (auto why = NotBreakingOnly(TensilFormat(), {written->tmodel, result.companions}, rule,
+                                   mutation->also, baseline)) {
       Remove(written->files);
       *error = Str("cannot break ", rule.id, " in this model: ", *why);
       return std::nullopt;

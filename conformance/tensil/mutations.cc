@@ -15,7 +15,9 @@ namespace {
 
 using nlohmann::json;
 
-uint64_t ArchValue(const Bundle& c, const char* key) { return c.model.at("arch").at(key).get<uint64_t>(); }
+uint64_t ArchValue(const Bundle& c, const char* key) {
+  return c.model.at("arch").at(key).get<uint64_t>();
+}
 
 // The first local row the program writes from DRAM: an appended instruction
 // reads it without reading an uninitialized row (spec #27).
@@ -31,7 +33,8 @@ uint64_t WrittenLocal(const Bundle& c) {
 // Appends an instruction, with {L} replaced by a local row the program
 // writes; its path is prog[index].
 std::string Append(Bundle& c, std::string line) {
-  if (const size_t at = line.find("{L}"); at != std::string::npos) line.replace(at, 3, Str(WrittenLocal(c)));
+  if (const size_t at = line.find("{L}"); at != std::string::npos)
+    line.replace(at, 3, Str(WrittenLocal(c)));
   c.program.push_back(line);
   return Str("prog[", c.program.size() - 1, "]");
 }
@@ -46,11 +49,14 @@ uint64_t ValueBytes(const Bundle& c) {
 // Replaces the constants with `rows` vectors of zeros.
 void ZeroConstants(Bundle& c, uint64_t rows) {
   const uint64_t bytes = rows * ArchValue(c, "array_size") * ValueBytes(c);
-  if (bytes > (uint64_t{64} << 20)) throw NoPlace(Str("the constants would take ", bytes, " bytes"));
+  if (bytes > (uint64_t{64} << 20))
+    throw NoPlace(Str("the constants would take ", bytes, " bytes"));
   c.tdata.assign(bytes, 0);
 }
 
-uint64_t ConstRows(const Bundle& c) { return c.model.at("consts").at(0).at("size").get<uint64_t>(); }
+uint64_t ConstRows(const Bundle& c) {
+  return c.model.at("consts").at(0).at("size").get<uint64_t>();
+}
 
 // The first DRAM0 row past every input and output.
 uint64_t PastIo(const Bundle& c) {
@@ -227,12 +233,14 @@ std::vector<Mutation> Table() {
       {&rules::kModelIoCount,
        [](Bundle& c) {
          const uint64_t past = PastIo(c);
-         for (uint64_t i = 0; i < 4; ++i) c.model["inputs"].push_back({{"name", Str("x", i)}, {"base", past + i}, {"size", 1}});
+         for (uint64_t i = 0; i < 4; ++i)
+           c.model["inputs"].push_back({{"name", Str("x", i)}, {"base", past + i}, {"size", 1}});
          return std::string("inputs");
        }},
       {&rules::kModelIoOverlap,
        [](Bundle& c) {
-         c.model["inputs"].push_back({{"name", "z"}, {"base", c.model["inputs"][0]["base"]}, {"size", 1}});
+         c.model["inputs"].push_back(
+             {{"name", "z"}, {"base", c.model["inputs"][0]["base"]}, {"size", 1}});
          return std::string("inputs[1]");
        }},
       {&rules::kModelIoOrder,
@@ -278,25 +286,34 @@ std::vector<Mutation> Table() {
       {&rules::kInstrTid, [](Bundle& c) { return Append(c, "Wait thread=0 tid=1"); }},
       {&rules::kInstrOpcode, [](Bundle& c) { return Append(c, ".bytes 00 00 00 00 00 50"); }},
       {&rules::kInstrFlags, [](Bundle& c) { return Append(c, ".bytes 00 00 00 00 00 24"); }},
-      {&rules::kInstrPadding, [](Bundle& c) { return Append(c, "MatMul local={L} acc=2 size=0 pad0=1"); }},
+      {&rules::kInstrPadding,
+       [](Bundle& c) { return Append(c, "MatMul local={L} acc=2 size=0 pad0=1"); }},
       {&rules::kInstrStride,
        [](Bundle& c) {
          c.arch()["stride0_depth"] = 3;
          return Append(c, "MatMul local=0 acc=2 size=0 stride0=3");
        }},
-      {&rules::kInstrLocalRange, [](Bundle& c) { return Append(c, Str("MatMul local=", ArchValue(c, "local_depth") - 3, " acc=2 size=3")); }},
+      {&rules::kInstrLocalRange,
+       [](Bundle& c) {
+         return Append(c, Str("MatMul local=", ArchValue(c, "local_depth") - 3, " acc=2 size=3"));
+       }},
       {&rules::kInstrOtherRange,
-       [](Bundle& c) { return Append(c, "DataMove local->dram0 local=4 dram0=250 size=3 stride1=1"); }},
+       [](Bundle& c) {
+         return Append(c, "DataMove local->dram0 local=4 dram0=250 size=3 stride1=1");
+       }},
       {&rules::kInstrSize,
        [](Bundle& c) {
          c.arch()["accumulator_depth"] = 16;
          return Append(c, "MatMul local=0 acc=0 size=16");
        },
        {&rules::kInstrOtherRange}},
-      {&rules::kInstrZeroesOperand, [](Bundle& c) { return Append(c, "MatMul zeroes local=5 acc=2 size=0"); }},
+      {&rules::kInstrZeroesOperand,
+       [](Bundle& c) { return Append(c, "MatMul zeroes local=5 acc=2 size=0"); }},
       {&rules::kLoadWeightsRows, [](Bundle& c) { return Append(c, "LoadWeights local=0 size=4"); }},
-      {&rules::kLoadWeightsOversize, [](Bundle& c) { return Append(c, "LoadWeights local=0 size=3"); }},
-      {&rules::kLoadWeightsOperand2, [](Bundle& c) { return Append(c, "LoadWeights local=0 size=2 operand2=1"); }},
+      {&rules::kLoadWeightsOversize,
+       [](Bundle& c) { return Append(c, "LoadWeights local=0 size=3"); }},
+      {&rules::kLoadWeightsOperand2,
+       [](Bundle& c) { return Append(c, "LoadWeights local=0 size=2 operand2=1"); }},
       {&rules::kSimdAccRange,
        [](Bundle& c) {
          c.arch()["accumulator_depth"] = 16;
@@ -304,27 +321,39 @@ std::vector<Mutation> Table() {
        }},
       {&rules::kSimdStride,
        [](Bundle& c) {
-         return Append(c, "SIMD read write op=move left=in right=in dest=out wacc=2 racc=1 stride0=1");
+         return Append(c,
+                       "SIMD read write op=move left=in right=in dest=out wacc=2 racc=1 stride0=1");
        }},
       {&rules::kSimdRegister,
        [](Bundle& c) {
          c.arch()["simd_registers_depth"] = 2;
          return Append(c, "SIMD op=zero left=in right=in dest=r3");
        }},
-      {&rules::kSimdUnusedAddress, [](Bundle& c) { return Append(c, "SIMD op=zero left=in right=in dest=r1 wacc=3"); }},
+      {&rules::kSimdUnusedAddress,
+       [](Bundle& c) { return Append(c, "SIMD op=zero left=in right=in dest=r1 wacc=3"); }},
       {&rules::kSimdReadWithoutInput,
        [](Bundle& c) { return Append(c, "SIMD read op=add left=r1 right=r1 dest=r1 racc=1"); }},
       {&rules::kSimdWriteDest,
-       [](Bundle& c) { return Append(c, "SIMD read write op=move left=in right=in dest=r1 wacc=2 racc=1"); }},
+       [](Bundle& c) {
+         return Append(c, "SIMD read write op=move left=in right=in dest=r1 wacc=2 racc=1");
+       }},
       {&rules::kSimdAccumulate,
-       [](Bundle& c) { return Append(c, "SIMD read accumulate op=move left=in right=in dest=r1 racc=1"); }},
-      {&rules::kSimdInputWithoutRead, [](Bundle& c) { return Append(c, "SIMD op=move left=in right=in dest=r1"); }},
-      {&rules::kSimdZeroSources, [](Bundle& c) { return Append(c, "SIMD op=zero left=r1 right=in dest=r1"); }},
-      {&rules::kSimdDead, [](Bundle& c) { return Append(c, "SIMD read op=move left=in right=in dest=out racc=1"); }},
+       [](Bundle& c) {
+         return Append(c, "SIMD read accumulate op=move left=in right=in dest=r1 racc=1");
+       }},
+      {&rules::kSimdInputWithoutRead,
+       [](Bundle& c) { return Append(c, "SIMD op=move left=in right=in dest=r1"); }},
+      {&rules::kSimdZeroSources,
+       [](Bundle& c) { return Append(c, "SIMD op=zero left=r1 right=in dest=r1"); }},
+      {&rules::kSimdDead,
+       [](Bundle& c) { return Append(c, "SIMD read op=move left=in right=in dest=out racc=1"); }},
       {&rules::kSimdOpUnemulated,
-       [](Bundle& c) { return Append(c, "SIMD read write op=abs left=in right=in dest=out wacc=2 racc=1"); }},
+       [](Bundle& c) {
+         return Append(c, "SIMD read write op=abs left=in right=in dest=out wacc=2 racc=1");
+       }},
       {&rules::kWaitOperands, [](Bundle& c) { return Append(c, ".bytes 01 00 00 00 00 00"); }},
-      {&rules::kFlowUninitialized, [](Bundle& c) { return Append(c, "DataMove dram0->local local=5 dram0=7 size=0"); }},
+      {&rules::kFlowUninitialized,
+       [](Bundle& c) { return Append(c, "DataMove dram0->local local=5 dram0=7 size=0"); }},
       {&rules::kFlowOutputUnwritten,
        [](Bundle& c) {
          c.program.pop_back();
@@ -334,10 +363,12 @@ std::vector<Mutation> Table() {
        [](Bundle& c) {
          // A MatMul of a loaded row just before the first LoadWeights.
          const size_t at = FirstLoadWeights(c);
-         c.program.insert(c.program.begin() + static_cast<std::ptrdiff_t>(at), Str("MatMul local=", WrittenLocal(c), " acc=5 size=0"));
+         c.program.insert(c.program.begin() + static_cast<std::ptrdiff_t>(at),
+                          Str("MatMul local=", WrittenLocal(c), " acc=5 size=0"));
          return Str("prog[", at, "]");
        }},
-      {&rules::kFlowAccumulateUnwritten, [](Bundle& c) { return Append(c, "MatMul accumulate local={L} acc=9 size=0"); }},
+      {&rules::kFlowAccumulateUnwritten,
+       [](Bundle& c) { return Append(c, "MatMul accumulate local={L} acc=9 size=0"); }},
   };
 }
 
@@ -348,7 +379,8 @@ const std::vector<Mutation>& Mutations() {
     std::vector<Mutation> table = Table();
     const RuleTable all = AllRules();
     const auto order = [&](const Mutation& m) {
-      return std::find_if(all.begin(), all.end(), [&](const Rule* r) { return r == m.rule; }) - all.begin();
+      return std::find_if(all.begin(), all.end(), [&](const Rule* r) { return r == m.rule; }) -
+             all.begin();
     };
     std::stable_sort(table.begin(), table.end(),
                      [&](const Mutation& a, const Mutation& b) { return order(a) < order(b); });

@@ -27,7 +27,8 @@ class HeaderParser {
     if (!Eat('{')) return Fail("the header is not a dict", error);
     while (!Eat('}')) {
       std::string key;
-      if (!String(&key) || !Eat(':')) return Fail("a header key is not a quoted string followed by ':'", error);
+      if (!String(&key) || !Eat(':'))
+        return Fail("a header key is not a quoted string followed by ':'", error);
       if (key == "descr") {
         if (!String(descr)) return Fail("descr is not a string", error);
         have_descr = true;
@@ -81,7 +82,8 @@ class HeaderParser {
   }
   bool Bool(bool* out) {
     Skip();
-    for (const auto& [word, value] : {std::pair{std::string_view("True"), true}, {std::string_view("False"), false}}) {
+    for (const auto& [word, value] :
+         {std::pair{std::string_view("True"), true}, {std::string_view("False"), false}}) {
       if (text_.substr(pos_, word.size()) == word) {
         pos_ += word.size();
         *out = value;
@@ -99,7 +101,8 @@ class HeaderParser {
       size_t digits = 0;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
         const uint64_t digit = static_cast<uint64_t>(text_[pos_] - '0');
-        if (value > (UINT64_MAX - digit) / 10) return Fail("a shape dimension overflows 64 bits", error);
+        if (value > (UINT64_MAX - digit) / 10)
+          return Fail("a shape dimension overflows 64 bits", error);
         value = value * 10 + digit;
         ++pos_;
         ++digits;
@@ -123,15 +126,30 @@ std::optional<DType> ParseDescr(const std::string& descr) {
   if (descr.size() < 3) return std::nullopt;
   DType type;
   switch (descr[0]) {
-    case '<': case '=': case '|': type.big_endian = false; break;
-    case '>': type.big_endian = true; break;
-    default: return std::nullopt;
+    case '<':
+    case '=':
+    case '|':
+      type.big_endian = false;
+      break;
+    case '>':
+      type.big_endian = true;
+      break;
+    default:
+      return std::nullopt;
   }
   switch (descr[1]) {
-    case 'i': type.kind = Kind::kSigned; break;
-    case 'u': case 'b': type.kind = Kind::kUnsigned; break;
-    case 'f': type.kind = Kind::kFloat; break;
-    default: return std::nullopt;
+    case 'i':
+      type.kind = Kind::kSigned;
+      break;
+    case 'u':
+    case 'b':
+      type.kind = Kind::kUnsigned;
+      break;
+    case 'f':
+      type.kind = Kind::kFloat;
+      break;
+    default:
+      return std::nullopt;
   }
   const std::string width = descr.substr(2);
   if (width != "1" && width != "2" && width != "4" && width != "8") return std::nullopt;
@@ -149,13 +167,16 @@ double ElementAt(const uint8_t* p, const DType& type) {
   }
   switch (type.kind) {
     case Kind::kFloat:
-      return type.bytes == 4 ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
-                             : std::bit_cast<double>(bits);
-    case Kind::kUnsigned: return static_cast<double>(bits);
+      return type.bytes == 4
+                 ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
+                 : std::bit_cast<double>(bits);
+    case Kind::kUnsigned:
+      return static_cast<double>(bits);
     case Kind::kSigned: {
       const unsigned width = 8 * type.bytes;
-      const int64_t value = width == 64 ? static_cast<int64_t>(bits)
-                                        : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+      const int64_t value = width == 64
+                                ? static_cast<int64_t>(bits)
+                                : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
       return static_cast<double>(value);
     }
   }
@@ -163,7 +184,8 @@ double ElementAt(const uint8_t* p, const DType& type) {
 }
 
 // Fortran order to C order: element (i0, ..., ik) is at sum(i_j * prod(shape[<j])).
-std::vector<double> ToCOrder(const std::vector<double>& fortran, const std::vector<uint64_t>& shape) {
+std::vector<double> ToCOrder(const std::vector<double>& fortran,
+                             const std::vector<uint64_t>& shape) {
   std::vector<double> out(fortran.size());
   std::vector<uint64_t> index(shape.size(), 0);
   for (double& value : out) {
@@ -204,13 +226,16 @@ std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_eleme
     *error = "the file ends inside the header length";
     return std::nullopt;
   }
-  const uint64_t header_length = major == 1 ? *ReadLE<uint16_t>(bytes, 8) : *ReadLE<uint32_t>(bytes, 8);
+  const uint64_t header_length =
+      major == 1 ? *ReadLE<uint16_t>(bytes, 8) : *ReadLE<uint32_t>(bytes, 8);
   const uint64_t data_offset = 8 + length_bytes + header_length;
   if (header_length > kMaxHeader || data_offset > bytes.size()) {
-    *error = Str("header length ", Hex(header_length), " exceeds the file size ", Hex(bytes.size()));
+    *error =
+        Str("header length ", Hex(header_length), " exceeds the file size ", Hex(bytes.size()));
     return std::nullopt;
   }
-  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + 8 + length_bytes, header_length);
+  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + 8 + length_bytes,
+                                header_length);
   std::string descr;
   bool fortran = false;
   Array array;
@@ -232,20 +257,24 @@ std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_eleme
   }
   const uint64_t data_size = bytes.size() - data_offset;
   if (count * dtype->bytes != data_size) {
-    *error = Str("the shape needs ", Hex(count * dtype->bytes), " data bytes but the file has ", Hex(data_size));
+    *error = Str("the shape needs ", Hex(count * dtype->bytes), " data bytes but the file has ",
+                 Hex(data_size));
     return std::nullopt;
   }
   array.values.resize(count);
-  for (uint64_t i = 0; i < count; ++i) array.values[i] = ElementAt(bytes.data() + data_offset + i * dtype->bytes, *dtype);
+  for (uint64_t i = 0; i < count; ++i)
+    array.values[i] = ElementAt(bytes.data() + data_offset + i * dtype->bytes, *dtype);
   if (fortran && array.shape.size() > 1) array.values = ToCOrder(array.values, array.shape);
   return array;
 }
 
-std::vector<uint8_t> Write(const std::vector<double>& values, const std::vector<uint64_t>& shape, DType dtype) {
+std::vector<uint8_t> Write(const std::vector<double>& values, const std::vector<uint64_t>& shape,
+                           DType dtype) {
   std::string dims;
   for (size_t i = 0; i < shape.size(); ++i) dims += Str(i == 0 ? "" : ", ", shape[i]);
   if (shape.size() == 1) dims += ",";  // Python's one-element tuple
-  std::string header = Str("{'descr': '", dtype.Descr(), "', 'fortran_order': False, 'shape': (", dims, "), }");
+  std::string header =
+      Str("{'descr': '", dtype.Descr(), "', 'fortran_order': False, 'shape': (", dims, "), }");
   // The data starts on a 64-byte boundary; the header ends with '\n'.
   const bool v2 = header.size() + 11 > 65535;
   const size_t prefix = v2 ? 12 : 10;
@@ -254,12 +283,14 @@ std::vector<uint8_t> Write(const std::vector<double>& values, const std::vector<
   std::vector<uint8_t> out(std::begin(kMagic), std::end(kMagic));
   out.push_back(v2 ? 2 : 1);
   out.push_back(0);
-  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i) out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i)
+    out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
   out.insert(out.end(), header.begin(), header.end());
   for (double value : values) {
     uint64_t bits = 0;
     if (dtype.kind == Kind::kFloat) {
-      bits = dtype.bytes == 4 ? std::bit_cast<uint32_t>(static_cast<float>(value)) : std::bit_cast<uint64_t>(value);
+      bits = dtype.bytes == 4 ? std::bit_cast<uint32_t>(static_cast<float>(value))
+                              : std::bit_cast<uint64_t>(value);
     } else if (dtype.kind == Kind::kSigned) {
       bits = static_cast<uint64_t>(static_cast<int64_t>(value));
     } else {

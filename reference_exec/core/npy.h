@@ -17,7 +17,7 @@ enum class Kind : uint8_t { kSigned, kUnsigned, kFloat };
 
 struct DType {
   Kind kind = Kind::kFloat;
-  unsigned bytes = 4;      // 1, 2, 4 or 8 (float: 4 or 8)
+  unsigned bytes = 4;  // 1, 2, 4 or 8 (float: 4 or 8)
   bool big_endian = false;
 
   std::string Descr() const;  // "<f4", ">i2", "|u1", ...
@@ -36,11 +36,13 @@ struct Array {
 
 // Reads an array, or returns nothing and sets `error`. `max_elements` bounds
 // what a header may ask for.
-std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_elements = uint64_t{1} << 32);
+std::optional<Array> Read(ByteView bytes, std::string* error,
+                          uint64_t max_elements = uint64_t{1} << 32);
 
 // The bytes of a version 1.0 file (2.0 when the header needs it) holding
 // `values` as `dtype`, C order. Integer dtypes take the values rounded
 // toward zero; the caller keeps them in range.
-std::vector<uint8_t> Write(const std::vector<double>& values, const std::vector<uint64_t>& shape, DType dtype);
+std::vector<uint8_t> Write(const std::vector<double>& values, const std::vector<uint64_t>& shape,
+                           DType dtype);
 
 }  // namespace accelcheck::npy

@@ -24,7 +24,8 @@ struct Tensor {
   Shape shape{};
   std::vector<int16_t> data;
   Tensor() = default;
-  Tensor(Shape s, int16_t fill) : shape(s), data(static_cast<size_t>(s[0] * s[1] * s[2] * s[3]), fill) {}
+  Tensor(Shape s, int16_t fill)
+      : shape(s), data(static_cast<size_t>(s[0] * s[1] * s[2] * s[3]), fill) {}
   size_t Offset(const Index4& i) const {
     return static_cast<size_t>(((i[0] * shape[1] + i[1]) * shape[2] + i[2]) * shape[3] + i[3]);
   }
@@ -80,11 +81,14 @@ bool Modelled(Op op) { return op != Op::kOther; }
 // The byte a weight tensor holds at `offset` in the byte-addressed L2: a
 // pattern of its transfer id, so that any overwrite changes some byte.
 uint8_t WeightByte(int64_t key, int64_t offset) {
-  const auto mixed = static_cast<uint32_t>(offset) * 0x9e3779b1u + static_cast<uint32_t>(key) * 0x85ebca6bu;
+  const auto mixed =
+      static_cast<uint32_t>(offset) * 0x9e3779b1u + static_cast<uint32_t>(key) * 0x85ebca6bu;
   return static_cast<uint8_t>(mixed >> 24);
 }
 
-int64_t WeightKey(const BufferEntry& entry) { return entry.transfer_ids.empty() ? entry.tensor_id : entry.transfer_ids.front(); }
+int64_t WeightKey(const BufferEntry& entry) {
+  return entry.transfer_ids.empty() ? entry.tensor_id : entry.transfer_ids.front();
+}
 
 Index4 LocalIndex(size_t i, const Shape& shape) {
   auto rest = static_cast<int64_t>(i);
@@ -102,8 +106,8 @@ using Reader = std::function<int16_t(int j, const Index4& at)>;
 
 // Computes the outputs of `layer` in the absolute box `out` with `read`,
 // handing each to `write`. Positions outside the input shape are padding.
-void ComputeBox(const FrontendLayer& layer, const LayerParams& p, const Range& out, const Reader& read,
-                const std::function<void(const Index4&, int16_t)>& write) {
+void ComputeBox(const FrontendLayer& layer, const LayerParams& p, const Range& out,
+                const Reader& read, const std::function<void(const Index4&, int16_t)>& write) {
   const Shape in = layer.input_shapes.empty() ? layer.output_shape : layer.input_shapes[0];
   const int64_t kr = layer.kernel[0], ks = layer.kernel[1];
   const int64_t sh = layer.stride[0], sw = layer.stride[1];
@@ -130,7 +134,11 @@ void ComputeBox(const FrontendLayer& layer, const LayerParams& p, const Range& o
             }
           }
           for (int64_t k = out.lo[1]; k <= out.hi[1]; ++k) {
-            const int16_t value = poison ? kPoison : Clamp8((sum * p.u[static_cast<size_t>(k)] + p.bias[static_cast<size_t>(k)]) >> 4);
+            const int16_t value =
+                poison
+                    ? kPoison
+                    : Clamp8((sum * p.u[static_cast<size_t>(k)] + p.bias[static_cast<size_t>(k)]) >>
+                             4);
             write({n, k, h, w}, value);
           }
           continue;
@@ -193,12 +201,14 @@ class Executor {
  private:
   const Tensor& Input(const std::string& name, const Shape& shape) {
     auto it = inputs_.find(name);
-    if (it == inputs_.end()) it = inputs_.emplace(name, RandomTensor(shape, options_.seed, name)).first;
+    if (it == inputs_.end())
+      it = inputs_.emplace(name, RandomTensor(shape, options_.seed, name)).first;
     return it->second;
   }
   const LayerParams& Params(const FrontendLayer& layer) {
     auto it = params_.find(layer.name);
-    if (it == params_.end()) it = params_.emplace(layer.name, MakeParams(layer, options_.seed)).first;
+    if (it == params_.end())
+      it = params_.emplace(layer.name, MakeParams(layer, options_.seed)).first;
     return it->second;
   }
   void RunUntiled();
@@ -253,9 +263,11 @@ class Executor {
   std::unordered_map<int64_t, Tensor> ofmaps_;  // transfer id -> workload output, local frame
   std::map<std::string, Tensor> dram_;          // layer -> its stores at absolute coordinates
   Execution result_;
-  std::vector<L2Memory> l2_;                                   // per core
-  std::vector<std::unordered_map<int64_t, Placed>> live_;      // per core: tensor_id -> its placement now
-  std::unordered_map<int64_t, std::vector<Target>> targets_;   // transfer id -> where its data is awaited
+  std::vector<L2Memory> l2_;  // per core
+  std::vector<std::unordered_map<int64_t, Placed>>
+      live_;  // per core: tensor_id -> its placement now
+  std::unordered_map<int64_t, std::vector<Target>>
+      targets_;  // transfer id -> where its data is awaited
   // A store entry: its producer's origin and the DRAM `in` ids it carries (I-T2).
   struct Store {
     Index4 origin;
@@ -269,8 +281,9 @@ class Executor {
   };
   bool Stored(const DramOut& out) const;
   void FillReloads();
-  std::vector<std::unordered_map<int64_t, Store>> stores_;   // per core: store tensor_id -> its producer
-  std::unordered_set<int64_t> stored_;                       // DRAM `in` ids sent from L2
+  std::vector<std::unordered_map<int64_t, Store>>
+      stores_;                          // per core: store tensor_id -> its producer
+  std::unordered_set<int64_t> stored_;  // DRAM `in` ids sent from L2
   std::vector<Reload> reloads_;
 };
 
@@ -296,7 +309,8 @@ void Executor::RunUntiled() {
       const Tensor* t = tensors[std::min<size_t>(static_cast<size_t>(j), tensors.size() - 1)];
       return t->Inside(at) ? t->At(at) : kPoison;
     };
-    ComputeBox(*layer, Params(*layer), FullRange(layer->output_shape), read, [&](const Index4& i, int16_t v) { out.Set(i, v); });
+    ComputeBox(*layer, Params(*layer), FullRange(layer->output_shape), read,
+               [&](const Index4& i, int16_t v) { out.Set(i, v); });
     untiled_.emplace(layer->name, std::move(out));
   }
 }
@@ -334,7 +348,8 @@ Tensor Executor::DramOutData(const DramOut& out) const {
     for (int64_t c = 0; c < shape[1]; ++c)
       for (int64_t h = 0; h < shape[2]; ++h)
         for (int64_t w = 0; w < shape[3]; ++w) {
-          const Index4 abs{out.range.lo[0] + n, out.range.lo[1] + c, out.range.lo[2] + h, out.range.lo[3] + w};
+          const Index4 abs{out.range.lo[0] + n, out.range.lo[1] + c, out.range.lo[2] + h,
+                           out.range.lo[3] + w};
           if (source->Inside(abs)) t.Set({n, c, h, w}, source->At(abs));
         }
   return t;
@@ -368,9 +383,10 @@ Tensor Executor::Assemble(const BufferEntry& entry, Index4* origin) const {
       for (int64_t c = 0; c < piece.shape[1]; ++c)
         for (int64_t h = 0; h < piece.shape[2]; ++h)
           for (int64_t w = 0; w < piece.shape[3]; ++w) {
-            const Index4 to{s.range.lo[0] + n, s.range.lo[1] + c, s.range.lo[2] + h, s.range.lo[3] + w};
-            if (t.Inside(to) && to[0] <= s.range.hi[0] && to[1] <= s.range.hi[1] && to[2] <= s.range.hi[2] &&
-                to[3] <= s.range.hi[3]) {
+            const Index4 to{s.range.lo[0] + n, s.range.lo[1] + c, s.range.lo[2] + h,
+                            s.range.lo[3] + w};
+            if (t.Inside(to) && to[0] <= s.range.hi[0] && to[1] <= s.range.hi[1] &&
+                to[2] <= s.range.hi[2] && to[3] <= s.range.hi[3]) {
               t.Set(to, piece.At({n, c, h, w}));
             }
           }
@@ -398,13 +414,16 @@ std::optional<Index4> Executor::EntryOrigin(const BufferEntry& entry) const {
 }
 
 bool Executor::AllocateL2() {
-  const auto total = CheckedMul(ir_.cores.size(), static_cast<uint64_t>(std::max<int64_t>(ir_.buffersize, 0)));
+  const auto total =
+      CheckedMul(ir_.cores.size(), static_cast<uint64_t>(std::max<int64_t>(ir_.buffersize, 0)));
   if (!total || *total > options_.max_l2_bytes) {
-    result_.limit = Str("the byte-addressed L2 needs ", ir_.cores.size(), " cores x ", ir_.buffersize,
-                        " bytes, more than the limit of ", options_.max_l2_bytes, " bytes");
+    result_.limit =
+        Str("the byte-addressed L2 needs ", ir_.cores.size(), " cores x ", ir_.buffersize,
+            " bytes, more than the limit of ", options_.max_l2_bytes, " bytes");
     return false;
   }
-  for (size_t c = 0; c < ir_.cores.size(); ++c) l2_.emplace_back(std::max<int64_t>(ir_.buffersize, 0));
+  for (size_t c = 0; c < ir_.cores.size(); ++c)
+    l2_.emplace_back(std::max<int64_t>(ir_.buffersize, 0));
   live_.resize(ir_.cores.size());
   stores_.resize(ir_.cores.size());
   return true;
@@ -424,7 +443,8 @@ void CopyInto(L2Memory& memory, const L2Placement& place, const Tensor& piece, c
   }
 }
 
-void Executor::FillSource(size_t c, const BufferEntry& entry, const L2Placement& place, const Source& s) {
+void Executor::FillSource(size_t c, const BufferEntry& entry, const L2Placement& place,
+                          const Source& s) {
   if (s.type == SourceType::kCore) {
     const auto it = ofmaps_.find(s.transfer_id);
     if (it == ofmaps_.end()) {
@@ -444,7 +464,8 @@ void Executor::FillSource(size_t c, const BufferEntry& entry, const L2Placement&
 }
 
 bool Executor::Stored(const DramOut& out) const {
-  return std::all_of(out.related_ifmap.begin(), out.related_ifmap.end(), [&](int64_t id) { return stored_.count(id) != 0; });
+  return std::all_of(out.related_ifmap.begin(), out.related_ifmap.end(),
+                     [&](int64_t id) { return stored_.count(id) != 0; });
 }
 
 void Executor::FillReloads() {
@@ -456,7 +477,8 @@ void Executor::FillReloads() {
       continue;
     }
     const auto placed = live_[r.core].find(r.tensor_id);
-    if (placed != live_[r.core].end()) CopyInto(l2_[r.core], placed->second.place, DramOutData(ir_.dram_out[*out]), r.source.range);
+    if (placed != live_[r.core].end())
+      CopyInto(l2_[r.core], placed->second.place, DramOutData(ir_.dram_out[*out]), r.source.range);
   }
   reloads_ = std::move(waiting);
 }
@@ -465,11 +487,13 @@ void Executor::EnterSnapshot(size_t c, const Workload& w) {
   std::unordered_map<int64_t, Placed> next;
   std::vector<Placed> fresh;
   for (const BufferEntry& entry : w.buffer) {
-    const auto place = entry.type == EntryType::kWeight ? L2Placement::Block(entry, w, ir_.buffersize)
-                                                        : L2Placement::Fmap(entry, w, ir_.buffersize);
+    const auto place = entry.type == EntryType::kWeight
+                           ? L2Placement::Block(entry, w, ir_.buffersize)
+                           : L2Placement::Fmap(entry, w, ir_.buffersize);
     if (!place) continue;
     // ofmap-type entries carry no newly_added: they are new when first seen.
-    if (entry.newly_added.value_or(live_[c].count(entry.tensor_id) == 0)) fresh.push_back({*place, &entry});
+    if (entry.newly_added.value_or(live_[c].count(entry.tensor_id) == 0))
+      fresh.push_back({*place, &entry});
     next.insert_or_assign(entry.tensor_id, Placed{*place, &entry});
   }
   live_[c] = std::move(next);
@@ -477,12 +501,14 @@ void Executor::EnterSnapshot(size_t c, const Workload& w) {
     l2_[c].Clear(place);
     switch (entry->type) {
       case EntryType::kWeight:
-        for (int64_t i = 0; i < place.size(); ++i) l2_[c].SetByte(place.ByteAddress(i), WeightByte(WeightKey(*entry), i));
+        for (int64_t i = 0; i < place.size(); ++i)
+          l2_[c].SetByte(place.ByteAddress(i), WeightByte(WeightKey(*entry), i));
         break;
       case EntryType::kOfmap:
         // The store of this workload's output (I-B10), in the workload's frame.
         if (entry->layer != w.layer) break;
-        stores_[c][entry->tensor_id].origin = {w.range.lo[0], w.range.lo[1], w.range.lo[2], w.range.lo[3]};
+        stores_[c][entry->tensor_id].origin = {w.range.lo[0], w.range.lo[1], w.range.lo[2],
+                                               w.range.lo[3]};
         for (const Ofmap& o : w.ofmaps) {
           targets_[o.transfer_id].push_back({c, entry->tensor_id, entry->range});
           stores_[c][entry->tensor_id].transfers.push_back(o.transfer_id);
@@ -501,7 +527,8 @@ void Executor::CheckWeight(size_t c, const Workload& w) {
     const BufferEntry& entry = *placed.entry;
     if (entry.type != EntryType::kWeight ||
         std::none_of(entry.transfer_ids.begin(), entry.transfer_ids.end(), [&](int64_t id) {
-          return std::find(w.weight->transfer_ids.begin(), w.weight->transfer_ids.end(), id) != w.weight->transfer_ids.end();
+          return std::find(w.weight->transfer_ids.begin(), w.weight->transfer_ids.end(), id) !=
+                 w.weight->transfer_ids.end();
         })) {
       continue;
     }
@@ -510,8 +537,15 @@ void Executor::CheckWeight(size_t c, const Workload& w) {
       const int16_t actual = l2_[c].Byte(address);
       const uint8_t expected = WeightByte(WeightKey(entry), i);
       if (actual == expected) continue;
-      Mismatch m{ir_.cores[c].id, w.id, -1, ir_.LayerName(w.layer), {0, 0, 0, i}, expected,
-                 actual < 0 ? kPoison : actual, address, true};
+      Mismatch m{ir_.cores[c].id,
+                 w.id,
+                 -1,
+                 ir_.LayerName(w.layer),
+                 {0, 0, 0, i},
+                 expected,
+                 actual < 0 ? kPoison : actual,
+                 address,
+                 true};
       result_.first_mismatch = m;
       return;
     }
@@ -525,7 +559,8 @@ std::vector<Executor::Sink> Executor::Sinks(const Workload& w) {
     if (it == targets_.end()) continue;
     for (const Target& t : it->second) {
       const auto placed = live_[t.core].find(t.tensor_id);
-      if (placed != live_[t.core].end()) sinks.push_back({&l2_[t.core], &placed->second.place, t.block, t.core});
+      if (placed != live_[t.core].end())
+        sinks.push_back({&l2_[t.core], &placed->second.place, t.block, t.core});
     }
   }
   return sinks;
@@ -539,7 +574,8 @@ void Executor::SendStores(size_t c, const Workload& w) {
     const FrontendLayer* layer = frontend_.Find(ir_.LayerName(entry.layer));
     if (placed == live_[c].end() || origin == stores_[c].end() || layer == nullptr) continue;
     auto it = dram_.find(layer->name);
-    if (it == dram_.end()) it = dram_.emplace(layer->name, Tensor(layer->output_shape, kPoison)).first;
+    if (it == dram_.end())
+      it = dram_.emplace(layer->name, Tensor(layer->output_shape, kPoison)).first;
     Shape shape;
     for (int d = 0; d < 4; ++d) shape[d] = int64_t{entry.range.hi[d]} + 1;
     const size_t volume = static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3]);
@@ -567,7 +603,8 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
   for (int d = 0; d < 4; ++d) shape[d] = Extent(w.range, d);
   Tensor out(shape, kPoison);
   if (layer == nullptr || !Modelled(layer->op)) {
-    if (std::find(result_.skipped_layers.begin(), result_.skipped_layers.end(), name) == result_.skipped_layers.end()) {
+    if (std::find(result_.skipped_layers.begin(), result_.skipped_layers.end(), name) ==
+        result_.skipped_layers.end()) {
       result_.skipped_layers.push_back(name);
     }
     for (const Ofmap& o : w.ofmaps) {
@@ -579,8 +616,8 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
   // Operand j: the ifmap whose tensor the j-th previous layer fills.
   const auto operands = Operands(*layer, frontend_);
   struct View {
-    Tensor data;                           // value level
-    const L2Placement* place = nullptr;    // byte-addressed L2
+    Tensor data;                         // value level
+    const L2Placement* place = nullptr;  // byte-addressed L2
     Index4 origin{};
     Range window;
     bool present = false;
@@ -589,7 +626,8 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
   for (const Ifmap& f : w.ifmaps) {
     for (const BufferEntry& entry : w.buffer) {
       if (!entry.cur_wl_ifmap || f.transfer_ids.empty() ||
-          std::find(entry.transfer_ids.begin(), entry.transfer_ids.end(), f.transfer_ids[0]) == entry.transfer_ids.end()) {
+          std::find(entry.transfer_ids.begin(), entry.transfer_ids.end(), f.transfer_ids[0]) ==
+              entry.transfer_ids.end()) {
         continue;
       }
       const std::string source = SourceLayer(entry);
@@ -635,7 +673,8 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
       return view.data.Inside(rel) ? view.data.At(rel) : kPoison;
     };
     ComputeBox(*layer, Params(*layer), tile.ofmap, read, [&](const Index4& i, int16_t v) {
-      const Index4 local{i[0] - w.range.lo[0], i[1] - w.range.lo[1], i[2] - w.range.lo[2], i[3] - w.range.lo[3]};
+      const Index4 local{i[0] - w.range.lo[0], i[1] - w.range.lo[1], i[2] - w.range.lo[2],
+                         i[3] - w.range.lo[3]};
       if (!out.Inside(local)) return;
       out.Set(local, v);
       // The tile's output goes straight to every tensor awaiting it.
@@ -651,8 +690,9 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
     });
   }
   Compare(core, w, out);
-  if (result_.first_mismatch && !result_.first_mismatch->weight && result_.first_mismatch->workload_id == w.id &&
-      result_.first_mismatch->core_id == core.id && !result_.first_mismatch->l2_address) {
+  if (result_.first_mismatch && !result_.first_mismatch->weight &&
+      result_.first_mismatch->workload_id == w.id && result_.first_mismatch->core_id == core.id &&
+      !result_.first_mismatch->l2_address) {
     // Where the element lies in this core's L2, when the workload keeps it there.
     Mismatch& m = *result_.first_mismatch;
     for (const Sink& sink : sinks) {
@@ -667,8 +707,9 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
   for (const Ofmap& o : w.ofmaps) {
     ofmaps_[o.transfer_id] = out;
     targets_.erase(o.transfer_id);
-    const bool to_dram = std::any_of(o.destinations.begin(), o.destinations.end(),
-                                     [](const Destination& d) { return d.type == DestinationType::kDram; });
+    const bool to_dram =
+        std::any_of(o.destinations.begin(), o.destinations.end(),
+                    [](const Destination& d) { return d.type == DestinationType::kDram; });
     if (!to_dram || l2) continue;
     auto it = dram_.find(name);
     if (it == dram_.end()) it = dram_.emplace(name, Tensor(layer->output_shape, kPoison)).first;
@@ -692,7 +733,8 @@ void Executor::Compare(const Core& core, const Workload& w, const Tensor& out) {
   for (size_t i = 0; i < out.data.size(); ++i) {
     ++result_.elements;
     const Index4 local = LocalIndex(i, out.shape);
-    const Index4 abs{local[0] + w.range.lo[0], local[1] + w.range.lo[1], local[2] + w.range.lo[2], local[3] + w.range.lo[3]};
+    const Index4 abs{local[0] + w.range.lo[0], local[1] + w.range.lo[1], local[2] + w.range.lo[2],
+                     local[3] + w.range.lo[3]};
     const int16_t expected = reference->second.Inside(abs) ? reference->second.At(abs) : kPoison;
     if (out.data[i] == expected) continue;
     Mismatch m{core.id, w.id, -1, name, abs, expected, out.data[i], std::nullopt, false};

@@ -13,8 +13,8 @@ constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;
 
 }  // namespace
 
-std::optional<L2Placement> L2Placement::InRegion(const BufferEntry& entry, const Workload& w, int64_t buffersize,
-                                                 int64_t bytes) {
+std::optional<L2Placement> L2Placement::InRegion(const BufferEntry& entry, const Workload& w,
+                                                 int64_t buffersize, int64_t bytes) {
   for (const auto& [start, end] : w.rings) {
     if (start < 0 || end > buffersize || start >= end) continue;
     if (entry.address < start || entry.address >= end) continue;
@@ -29,14 +29,16 @@ std::optional<L2Placement> L2Placement::InRegion(const BufferEntry& entry, const
   return std::nullopt;
 }
 
-std::optional<L2Placement> L2Placement::Fmap(const BufferEntry& entry, const Workload& w, int64_t buffersize) {
+std::optional<L2Placement> L2Placement::Fmap(const BufferEntry& entry, const Workload& w,
+                                             int64_t buffersize) {
   if (!ValidLayout(entry.align, entry.bitwidth)) return std::nullopt;
   Index4 extents;
   int64_t bytes = entry.bitwidth / 8;
   for (int d = 0; d < 4; ++d) {
     if (entry.range.hi[d] < 0 || entry.range.hi[d] >= kMaxTensorBytes) return std::nullopt;
     extents[d] = int64_t{entry.range.hi[d]} + 1;
-    const int64_t laid = d == 1 ? static_cast<int64_t>(AlignUp(static_cast<uint64_t>(extents[d]), static_cast<uint64_t>(entry.align)))
+    const int64_t laid = d == 1 ? static_cast<int64_t>(AlignUp(static_cast<uint64_t>(extents[d]),
+                                                               static_cast<uint64_t>(entry.align)))
                                 : extents[d];
     const auto product = CheckedMulSigned(bytes, laid);
     if (!product || *product > kMaxTensorBytes) return std::nullopt;
@@ -45,12 +47,14 @@ std::optional<L2Placement> L2Placement::Fmap(const BufferEntry& entry, const Wor
   auto p = InRegion(entry, w, buffersize, bytes);
   if (!p) return std::nullopt;
   p->extents_ = extents;
-  p->aligned_c_ = static_cast<int64_t>(AlignUp(static_cast<uint64_t>(extents[1]), static_cast<uint64_t>(entry.align)));
+  p->aligned_c_ = static_cast<int64_t>(
+      AlignUp(static_cast<uint64_t>(extents[1]), static_cast<uint64_t>(entry.align)));
   p->element_bytes_ = entry.bitwidth / 8;
   return p;
 }
 
-std::optional<L2Placement> L2Placement::Block(const BufferEntry& entry, const Workload& w, int64_t buffersize) {
+std::optional<L2Placement> L2Placement::Block(const BufferEntry& entry, const Workload& w,
+                                              int64_t buffersize) {
   if (entry.size < 1) return std::nullopt;
   auto p = InRegion(entry, w, buffersize, entry.size);
   if (!p) return std::nullopt;
@@ -67,7 +71,8 @@ bool L2Placement::Inside(const Index4& local) const {
 }
 
 int64_t L2Placement::ElementOffset(const Index4& local) const {
-  const int64_t index = ((local[0] * aligned_c_ + local[1]) * extents_[2] + local[2]) * extents_[3] + local[3];
+  const int64_t index =
+      ((local[0] * aligned_c_ + local[1]) * extents_[2] + local[2]) * extents_[3] + local[3];
   return index * element_bytes_;
 }
 
@@ -78,7 +83,8 @@ void L2Memory::Store(const L2Placement& p, const Index4& local, int16_t value) {
   const auto bits = static_cast<uint16_t>(value);
   for (int64_t b = 0; b < p.element_bytes(); ++b) {
     const int64_t address = p.ByteAddress(offset + b);
-    cells_[static_cast<size_t>(address)] = value == kPoison ? kUndefined : static_cast<int16_t>((bits >> (8 * b)) & 0xff);
+    cells_[static_cast<size_t>(address)] =
+        value == kPoison ? kUndefined : static_cast<int16_t>((bits >> (8 * b)) & 0xff);
   }
 }
 

@@ -23,23 +23,28 @@ class L2Placement {
   // bytes (I-Z1), in the entry's own frame (§2.3). nullopt when the layout
   // is not one of I-Z1's, or the address lies in no ring region of `w`
   // inside [0, buffersize), or the tensor is larger than its region (I-B2).
-  static std::optional<L2Placement> Fmap(const BufferEntry& entry, const Workload& w, int64_t buffersize);
+  static std::optional<L2Placement> Fmap(const BufferEntry& entry, const Workload& w,
+                                         int64_t buffersize);
   // A weight tensor: `size` opaque bytes (I-Z2).
-  static std::optional<L2Placement> Block(const BufferEntry& entry, const Workload& w, int64_t buffersize);
+  static std::optional<L2Placement> Block(const BufferEntry& entry, const Workload& w,
+                                          int64_t buffersize);
 
   int64_t element_bytes() const { return element_bytes_; }
   int64_t size() const { return size_; }
   // Whether `local` (in the entry's frame) is one of its elements.
   bool Inside(const Index4& local) const;
   // The L2 address of byte `offset` from the tensor's start, wrapped.
-  int64_t ByteAddress(int64_t offset) const { return region_start_ + (start_ + offset) % region_size_; }
+  int64_t ByteAddress(int64_t offset) const {
+    return region_start_ + (start_ + offset) % region_size_;
+  }
   // The byte offset of element `local`, which is Inside, from the tensor's start.
   int64_t ElementOffset(const Index4& local) const;
   int64_t ElementAddress(const Index4& local) const { return ByteAddress(ElementOffset(local)); }
 
  private:
   // `bytes` from the entry's address inside its ring region.
-  static std::optional<L2Placement> InRegion(const BufferEntry& entry, const Workload& w, int64_t buffersize, int64_t bytes);
+  static std::optional<L2Placement> InRegion(const BufferEntry& entry, const Workload& w,
+                                             int64_t buffersize, int64_t bytes);
 
   Index4 extents_{};
   int64_t aligned_c_ = 0;

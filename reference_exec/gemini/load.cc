@@ -7,8 +7,8 @@
 
 namespace accelcheck::gemini {
 
-std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path, const Limits& limits,
-                                    DiagnosticSink& sink) {
+std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path,
+                                    const Limits& limits, DiagnosticSink& sink) {
   std::string error;
   auto buffer = ReadFileLimited(path, limits.max_file_size, &error);
   if (!buffer) {
@@ -29,7 +29,8 @@ std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& 
     loaded.frontend = LoadFrontend(context.companions, limits, sink);
     if (!loaded.frontend) return std::nullopt;
   }
-  auto ir = DecodeAndValidate(buffer->bytes(), context, loaded.frontend ? &*loaded.frontend : nullptr, sink, &*buffer);
+  auto ir = DecodeAndValidate(buffer->bytes(), context,
+                              loaded.frontend ? &*loaded.frontend : nullptr, sink, &*buffer);
   if (!ir || sink.blocking_count() != 0) return std::nullopt;
   loaded.ir = std::move(*ir);
   return loaded;

@@ -19,7 +19,7 @@ struct LoadedIr {
 
 // Reports to `sink` (read failures, every validation diagnostic) and returns
 // the model when the file holds no blocking diagnostic.
-std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path, const Limits& limits,
-                                    DiagnosticSink& sink);
+std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path,
+                                    const Limits& limits, DiagnosticSink& sink);
 
 }  // namespace accelcheck::gemini

@@ -22,7 +22,8 @@ struct Request {
 
 class Simulator {
  public:
-  Simulator(const Ir& ir, const SimulateOptions& options) : ir_(ir), index_(ir), options_(options) {}
+  Simulator(const Ir& ir, const SimulateOptions& options)
+      : ir_(ir), index_(ir), options_(options) {}
 
   Simulation Run();
 
@@ -40,8 +41,8 @@ class Simulator {
   IrIndex index_;
   SimulateOptions options_;
   Simulation sim_;
-  std::unordered_map<int64_t, uint64_t> available_;    // transfer id -> cycle it is readable
-  std::unordered_map<int64_t, uint64_t> stored_;       // DRAM in id -> cycle its store ends
+  std::unordered_map<int64_t, uint64_t> available_;  // transfer id -> cycle it is readable
+  std::unordered_map<int64_t, uint64_t> stored_;     // DRAM in id -> cycle its store ends
   std::vector<bool> load_queued_;
   std::vector<Request> pending_;
   std::vector<size_t> pc_;
@@ -103,7 +104,8 @@ void Simulator::Finish(uint32_t core, const Workload& w, uint64_t start) {
   for (const Ofmap& ofmap : w.ofmaps) {
     available_[ofmap.transfer_id] = end;
     for (const Destination& d : ofmap.destinations) {
-      if (d.type == DestinationType::kDram) pending_.push_back({ofmap.transfer_id, true, ofmap.size, end});
+      if (d.type == DestinationType::kDram)
+        pending_.push_back({ofmap.transfer_id, true, ofmap.size, end});
     }
   }
 }
@@ -162,11 +164,13 @@ Simulation Simulator::Run() {
   if (stuck) {
     std::vector<std::pair<int64_t, int64_t>> waiting;
     if (const auto cycle = FindWaitCycle(ir_, index_, false)) {
-      for (const WorkloadRef& ref : *cycle) waiting.emplace_back(ir_.cores[ref.core].id, index_.At(ref).id);
+      for (const WorkloadRef& ref : *cycle)
+        waiting.emplace_back(ir_.cores[ref.core].id, index_.At(ref).id);
     } else {
       // No cycle: some input is never produced; list the blocked heads.
       for (size_t c = 0; c < cores; ++c) {
-        if (pc_[c] < ir_.cores[c].workloads.size()) waiting.emplace_back(ir_.cores[c].id, ir_.cores[c].workloads[pc_[c]].id);
+        if (pc_[c] < ir_.cores[c].workloads.size())
+          waiting.emplace_back(ir_.cores[c].id, ir_.cores[c].workloads[pc_[c]].id);
       }
     }
     sim_.deadlock = std::move(waiting);
@@ -176,12 +180,15 @@ Simulation Simulator::Run() {
 
 }  // namespace
 
-Simulation Simulate(const Ir& ir, const SimulateOptions& options) { return Simulator(ir, options).Run(); }
+Simulation Simulate(const Ir& ir, const SimulateOptions& options) {
+  return Simulator(ir, options).Run();
+}
 
 std::optional<double> BandwidthFromName(const std::string& path) {
   static const std::regex kPattern("_bw([0-9]+)_");
   std::smatch match;
-  const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  const std::string name =
+      path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (!std::regex_search(name, match, kPattern)) return std::nullopt;
   const double value = std::stod(match[1].str());
   if (value <= 0) return std::nullopt;
@@ -193,36 +200,48 @@ nlohmann::json SimulationJson(const Ir& ir, const Simulation& sim, const Simulat
   for (const CoreTimeline& core : sim.cores) {
     nlohmann::json workloads = nlohmann::json::array();
     for (const WorkloadSpan& w : core.workloads) {
-      workloads.push_back({{"workload_id", w.workload_id}, {"layer_name", ir.LayerName(w.layer)}, {"start", w.start},
-                           {"end", w.end}, {"l2_bytes", w.l2_bytes}});
+      workloads.push_back({{"workload_id", w.workload_id},
+                           {"layer_name", ir.LayerName(w.layer)},
+                           {"start", w.start},
+                           {"end", w.end},
+                           {"l2_bytes", w.l2_bytes}});
     }
-    const double utilisation =
-        sim.total_cycles == 0 ? 0.0 : static_cast<double>(core.busy) / static_cast<double>(sim.total_cycles);
+    const double utilisation = sim.total_cycles == 0 ? 0.0
+                                                     : static_cast<double>(core.busy) /
+                                                           static_cast<double>(sim.total_cycles);
     cores.push_back({{"core_id", core.core_id},
                      {"busy_cycles", core.busy},
                      {"utilisation", utilisation},
                      {"peak_l2_bytes", core.peak_l2},
-                     {"peak_l2_fraction", ir.buffersize > 0 ? static_cast<double>(core.peak_l2) / static_cast<double>(ir.buffersize) : 0.0},
+                     {"peak_l2_fraction", ir.buffersize > 0 ? static_cast<double>(core.peak_l2) /
+                                                                  static_cast<double>(ir.buffersize)
+                                                            : 0.0},
                      {"workloads", std::move(workloads)}});
   }
   nlohmann::json dram = nlohmann::json::array();
   uint64_t channel_busy = 0;
   for (const DramSpan& span : sim.dram) {
     channel_busy += span.end - span.start;
-    dram.push_back({{"transfer_id", span.transfer_id}, {"kind", span.store ? "store" : "load"}, {"bytes", span.bytes},
-                    {"start", span.start}, {"end", span.end}});
+    dram.push_back({{"transfer_id", span.transfer_id},
+                    {"kind", span.store ? "store" : "load"},
+                    {"bytes", span.bytes},
+                    {"start", span.start},
+                    {"end", span.end}});
   }
   nlohmann::json deadlock = nullptr;
   if (sim.deadlock) {
     deadlock = nlohmann::json::array();
-    for (const auto& [core, workload] : *sim.deadlock) deadlock.push_back({{"core_id", core}, {"workload_id", workload}});
+    for (const auto& [core, workload] : *sim.deadlock)
+      deadlock.push_back({{"core_id", core}, {"workload_id", workload}});
   }
   return {{"total_cycles", sim.total_cycles},
           {"bandwidth_gbps", options.bandwidth_gbps},
           {"clock_ghz", options.clock_ghz},
           {"buffersize", ir.buffersize},
           {"dram_bytes", sim.dram_bytes},
-          {"dram_utilisation", sim.total_cycles == 0 ? 0.0 : static_cast<double>(channel_busy) / static_cast<double>(sim.total_cycles)},
+          {"dram_utilisation", sim.total_cycles == 0 ? 0.0
+                                                     : static_cast<double>(channel_busy) /
+                                                           static_cast<double>(sim.total_cycles)},
           {"deadlock", deadlock},
           {"cores", std::move(cores)},
           {"dram", std::move(dram)}};
@@ -234,11 +253,20 @@ std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -254,44 +282,54 @@ std::string LayerColour(uint32_t layer) {
 std::string SimulationSvg(const Ir& ir, const Simulation& sim) {
   constexpr double kWidth = 1200, kLeft = 90, kRow = 26, kPlot = 90;
   const double span = static_cast<double>(std::max<uint64_t>(sim.total_cycles, 1));
-  const auto x = [&](uint64_t t) { return kLeft + (kWidth - kLeft - 10) * static_cast<double>(t) / span; };
+  const auto x = [&](uint64_t t) {
+    return kLeft + (kWidth - kLeft - 10) * static_cast<double>(t) / span;
+  };
   const size_t rows = sim.cores.size() + 1;
   const double gantt_height = 30 + kRow * static_cast<double>(rows);
   const double height = gantt_height + 30 + (kPlot + 30) * static_cast<double>(sim.cores.size());
-  std::string svg = Str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", kWidth, "\" height=\"", height,
-                        "\" font-family=\"sans-serif\" font-size=\"11\">\n");
+  std::string svg =
+      Str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", kWidth, "\" height=\"", height,
+          "\" font-family=\"sans-serif\" font-size=\"11\">\n");
   svg += Str("<text x=\"4\" y=\"16\" font-size=\"13\">Schedule: ", sim.total_cycles, " cycles",
              sim.deadlock ? " (deadlock)" : "", "</text>\n");
   for (size_t c = 0; c < sim.cores.size(); ++c) {
     const double y = 30 + kRow * static_cast<double>(c);
     svg += Str("<text x=\"4\" y=\"", y + 15, "\">core ", sim.cores[c].core_id, "</text>\n");
     for (const WorkloadSpan& w : sim.cores[c].workloads) {
-      svg += Str("<rect x=\"", x(w.start), "\" y=\"", y + 2, "\" width=\"", std::max(0.5, x(w.end) - x(w.start)),
-                 "\" height=\"", kRow - 6, "\" fill=\"", LayerColour(w.layer), "\" stroke=\"#333\" stroke-width=\"0.3\"><title>",
-                 Escape(Str("workload ", w.workload_id, " ", ir.LayerName(w.layer), ": ", w.start, "..", w.end)),
+      svg += Str("<rect x=\"", x(w.start), "\" y=\"", y + 2, "\" width=\"",
+                 std::max(0.5, x(w.end) - x(w.start)), "\" height=\"", kRow - 6, "\" fill=\"",
+                 LayerColour(w.layer), "\" stroke=\"#333\" stroke-width=\"0.3\"><title>",
+                 Escape(Str("workload ", w.workload_id, " ", ir.LayerName(w.layer), ": ", w.start,
+                            "..", w.end)),
                  "</title></rect>\n");
     }
   }
   const double dram_y = 30 + kRow * static_cast<double>(sim.cores.size());
   svg += Str("<text x=\"4\" y=\"", dram_y + 15, "\">DRAM</text>\n");
   for (const DramSpan& d : sim.dram) {
-    svg += Str("<rect x=\"", x(d.start), "\" y=\"", dram_y + 2, "\" width=\"", std::max(0.5, x(d.end) - x(d.start)),
-               "\" height=\"", kRow - 6, "\" fill=\"", d.store ? "#d9534f" : "#5b8def", "\"><title>",
-               Str(d.store ? "store " : "load ", d.transfer_id, ": ", d.bytes, " B, ", d.start, "..", d.end), "</title></rect>\n");
+    svg += Str("<rect x=\"", x(d.start), "\" y=\"", dram_y + 2, "\" width=\"",
+               std::max(0.5, x(d.end) - x(d.start)), "\" height=\"", kRow - 6, "\" fill=\"",
+               d.store ? "#d9534f" : "#5b8def", "\"><title>",
+               Str(d.store ? "store " : "load ", d.transfer_id, ": ", d.bytes, " B, ", d.start,
+                   "..", d.end),
+               "</title></rect>\n");
   }
   for (size_t c = 0; c < sim.cores.size(); ++c) {
     const double top = gantt_height + 30 + (kPlot + 30) * static_cast<double>(c);
-    svg += Str("<text x=\"4\" y=\"", top - 6, "\">core ", sim.cores[c].core_id, " L2 occupancy (peak ",
-               sim.cores[c].peak_l2, " of ", ir.buffersize, " B)</text>\n");
-    svg += Str("<rect x=\"", kLeft, "\" y=\"", top, "\" width=\"", kWidth - kLeft - 10, "\" height=\"", kPlot,
-               "\" fill=\"none\" stroke=\"#999\"/>\n");
+    svg += Str("<text x=\"4\" y=\"", top - 6, "\">core ", sim.cores[c].core_id,
+               " L2 occupancy (peak ", sim.cores[c].peak_l2, " of ", ir.buffersize, " B)</text>\n");
+    svg += Str("<rect x=\"", kLeft, "\" y=\"", top, "\" width=\"", kWidth - kLeft - 10,
+               "\" height=\"", kPlot, "\" fill=\"none\" stroke=\"#999\"/>\n");
     std::string points;
     const double capacity = static_cast<double>(std::max<int64_t>(ir.buffersize, 1));
     for (const WorkloadSpan& w : sim.cores[c].workloads) {
-      const double y = top + kPlot - kPlot * std::min(1.0, static_cast<double>(w.l2_bytes) / capacity);
+      const double y =
+          top + kPlot - kPlot * std::min(1.0, static_cast<double>(w.l2_bytes) / capacity);
       points += Str(x(w.start), ",", y, " ", x(w.end), ",", y, " ");
     }
-    svg += Str("<polyline fill=\"none\" stroke=\"#2a7\" stroke-width=\"1.2\" points=\"", points, "\"/>\n");
+    svg += Str("<polyline fill=\"none\" stroke=\"#2a7\" stroke-width=\"1.2\" points=\"", points,
+               "\"/>\n");
   }
   svg += "</svg>\n";
   return svg;

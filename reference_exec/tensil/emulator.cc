@@ -41,13 +41,20 @@ struct Fixed {
     return Saturate((m + kHalfMinusOne + ((m >> kPoint) & 1)) >> kPoint);
   }
   static Scalar Mac(Scalar x, Scalar y, Scalar z) {
-    return Round(static_cast<Wide>(x) * static_cast<Wide>(y) + static_cast<Wide>(z) * (Wide{1} << kPoint));
+    return Round(static_cast<Wide>(x) * static_cast<Wide>(y) +
+                 static_cast<Wide>(z) * (Wide{1} << kPoint));
   }
   // mac(a, 1.0, b) and mac(a, 1.0, -b): the exact sum has no fraction, so
   // only the saturation remains.
-  static Scalar Plus(Scalar a, Scalar b) { return Saturate(static_cast<Wide>(a) + static_cast<Wide>(b)); }
-  static Scalar Minus(Scalar a, Scalar b) { return Saturate(static_cast<Wide>(a) - static_cast<Wide>(b)); }
-  static Scalar Times(Scalar a, Scalar b) { return Round(static_cast<Wide>(a) * static_cast<Wide>(b)); }
+  static Scalar Plus(Scalar a, Scalar b) {
+    return Saturate(static_cast<Wide>(a) + static_cast<Wide>(b));
+  }
+  static Scalar Minus(Scalar a, Scalar b) {
+    return Saturate(static_cast<Wide>(a) - static_cast<Wide>(b));
+  }
+  static Scalar Times(Scalar a, Scalar b) {
+    return Round(static_cast<Wide>(a) * static_cast<Wide>(b));
+  }
   static bool Less(Scalar a, Scalar b) { return a < b; }
   static bool IsZero(Scalar a) { return a == 0; }
   // Chisel: -x in kWidth bits wraps for the most negative value.
@@ -114,9 +121,11 @@ namespace {
 // kN is N when known at compile time (0 otherwise): the row then lives in
 // registers across the input lanes instead of going through memory.
 template <class A, uint64_t kN>
-[[gnu::always_inline]] inline uint64_t MatMulRowOf(const Scalar* __restrict weights, std::span<const uint32_t> lanes,
-                                                   const Scalar* __restrict x, Scalar* __restrict out,
-                                                   Scalar* __restrict sum, uint64_t runtime_n) {
+[[gnu::always_inline]] inline uint64_t MatMulRowOf(const Scalar* __restrict weights,
+                                                   std::span<const uint32_t> lanes,
+                                                   const Scalar* __restrict x,
+                                                   Scalar* __restrict out, Scalar* __restrict sum,
+                                                   uint64_t runtime_n) {
   const uint64_t n = kN != 0 ? kN : runtime_n;
   std::array<Scalar, kN != 0 ? kN : 1> registers;
   Scalar* __restrict y = kN != 0 ? registers.data() : out;
@@ -140,13 +149,19 @@ template <class A, uint64_t kN>
 // The array sizes of the shipped architectures (spec/tensil.md §1) get a
 // loop of their own.
 template <class A>
-[[gnu::always_inline]] inline uint64_t MatMulRowAnyN(const Scalar* weights, std::span<const uint32_t> lanes,
-                                                     const Scalar* x, Scalar* out, Scalar* sum, uint64_t n) {
+[[gnu::always_inline]] inline uint64_t MatMulRowAnyN(const Scalar* weights,
+                                                     std::span<const uint32_t> lanes,
+                                                     const Scalar* x, Scalar* out, Scalar* sum,
+                                                     uint64_t n) {
   switch (n) {
-    case 8: return MatMulRowOf<A, 8>(weights, lanes, x, out, sum, n);
-    case 16: return MatMulRowOf<A, 16>(weights, lanes, x, out, sum, n);
-    case 32: return MatMulRowOf<A, 32>(weights, lanes, x, out, sum, n);
-    default: return MatMulRowOf<A, 0>(weights, lanes, x, out, sum, n);
+    case 8:
+      return MatMulRowOf<A, 8>(weights, lanes, x, out, sum, n);
+    case 16:
+      return MatMulRowOf<A, 16>(weights, lanes, x, out, sum, n);
+    case 32:
+      return MatMulRowOf<A, 32>(weights, lanes, x, out, sum, n);
+    default:
+      return MatMulRowOf<A, 0>(weights, lanes, x, out, sum, n);
   }
 }
 
@@ -159,10 +174,10 @@ template <class A>
 #else
 #define TENSIL_LANE_CLONES
 #endif
-#define TENSIL_MATMUL_ROW(A)                                                                                   \
-  TENSIL_LANE_CLONES uint64_t MatMulRow(A, const Scalar* weights, std::span<const uint32_t> lanes, const Scalar* x, \
-                                        Scalar* out, Scalar* sum, uint64_t n) {                                \
-    return MatMulRowAnyN<A>(weights, lanes, x, out, sum, n);                                                   \
+#define TENSIL_MATMUL_ROW(A)                                                                       \
+  TENSIL_LANE_CLONES uint64_t MatMulRow(A, const Scalar* weights, std::span<const uint32_t> lanes, \
+                                        const Scalar* x, Scalar* out, Scalar* sum, uint64_t n) {   \
+    return MatMulRowAnyN<A>(weights, lanes, x, out, sum, n);                                       \
   }
 TENSIL_MATMUL_ROW(Fp8bp4)
 TENSIL_MATMUL_ROW(Fp16bp8)
@@ -186,11 +201,20 @@ class Executor final : public Machine::Impl {
       const Instruction in = DecodeAt(program, i, layout);
       const Fields f = FieldsOf(in, layout);
       switch (in.opcode()) {
-        case kMatMul: MatMul(in.flags(), f, &stats); break;
-        case kDataMove: DataMove(in.flags(), f); break;
-        case kLoadWeights: LoadWeights(in.flags(), f, in.operand1); break;
-        case kSimd: Simd(in.flags(), f); break;
-        default: break;  // Wait: no data path (spec/tensil.md §5.7)
+        case kMatMul:
+          MatMul(in.flags(), f, &stats);
+          break;
+        case kDataMove:
+          DataMove(in.flags(), f);
+          break;
+        case kLoadWeights:
+          LoadWeights(in.flags(), f, in.operand1);
+          break;
+        case kSimd:
+          Simd(in.flags(), f);
+          break;
+        default:
+          break;  // Wait: no data path (spec/tensil.md §5.7)
       }
     }
     stats.instructions = count;
@@ -198,14 +222,17 @@ class Executor final : public Machine::Impl {
   }
 
  private:
-  static uint64_t At(uint64_t address, uint64_t i, uint64_t stride) { return address + (i << stride); }
+  static uint64_t At(uint64_t address, uint64_t i, uint64_t stride) {
+    return address + (i << stride);
+  }
 
   // spec/tensil.md §5.3: bias first, then input lanes 0..N-1, rounding and
   // saturating at every step like the systolic array.
   void MatMul(uint8_t flags, const Fields& f, RunStats* stats) {
     uint64_t computed = 0;
     for (uint64_t i = 0; i <= f.size; ++i) {
-      const Scalar* x = (flags & kMatMulZeroes) ? zeros.data() : local.Row(At(f.address0, i, f.stride0));
+      const Scalar* x =
+          (flags & kMatMulZeroes) ? zeros.data() : local.Row(At(f.address0, i, f.stride0));
       Scalar* row = acc.Row(At(f.address1, i, f.stride1));
       if (flags & kMatMulAccumulate) {
         computed += MatMulRow(A{}, weights.data(), lanes_, x, scratch_.data(), row, n);
@@ -231,12 +258,24 @@ class Executor final : public Machine::Impl {
       Scalar* l = local.Row(At(f.address0, i, f.stride0));
       const uint64_t other = At(f.address1, i, f.stride1);
       switch (kind) {
-        case kDram0ToLocal: std::copy_n(dram0.Row(other), n, l); break;
-        case kLocalToDram0: std::copy_n(l, n, dram0.Row(other)); break;
-        case kDram1ToLocal: std::copy_n(dram1.Row(other), n, l); break;
-        case kLocalToDram1: std::copy_n(l, n, dram1.Row(other)); break;
-        case kAccToLocal: std::copy_n(acc.Row(other), n, l); break;
-        case kLocalToAcc: std::copy_n(l, n, acc.Row(other)); break;
+        case kDram0ToLocal:
+          std::copy_n(dram0.Row(other), n, l);
+          break;
+        case kLocalToDram0:
+          std::copy_n(l, n, dram0.Row(other));
+          break;
+        case kDram1ToLocal:
+          std::copy_n(dram1.Row(other), n, l);
+          break;
+        case kLocalToDram1:
+          std::copy_n(l, n, dram1.Row(other));
+          break;
+        case kAccToLocal:
+          std::copy_n(acc.Row(other), n, l);
+          break;
+        case kLocalToAcc:
+          std::copy_n(l, n, acc.Row(other));
+          break;
         case kLocalToAccAccumulate: {
           Scalar* a = acc.Row(other);
           for (uint64_t k = 0; k < n; ++k) a[k] = A::Plus(a[k], l[k]);
@@ -257,7 +296,8 @@ class Executor final : public Machine::Impl {
       std::memmove(row_is_zero_.data() + size + 1, row_is_zero_.data(), kept);
     }
     for (uint64_t r = 0; r <= std::min(size, n); ++r) {
-      const Scalar* row = (flags & kLoadWeightsZeroes) ? zeros.data() : local.Row(At(f.address0, r, f.stride0));
+      const Scalar* row =
+          (flags & kLoadWeightsZeroes) ? zeros.data() : local.Row(At(f.address0, r, f.stride0));
       std::copy_n(row, n, weights.data() + r * n);
       row_is_zero_[r] = std::all_of(row, row + n, [](Scalar v) { return v == 0; });
     }
@@ -270,25 +310,48 @@ class Executor final : public Machine::Impl {
   }
 
   // The op of every lane; the switch is outside the lane loops.
-  void Apply(uint64_t op, const Scalar* l, const Scalar* r, const Scalar* input, Scalar* out) const {
+  void Apply(uint64_t op, const Scalar* l, const Scalar* r, const Scalar* input,
+             Scalar* out) const {
     const auto truth = [](bool v) { return v ? A::kOne : Scalar{0}; };
     switch (op) {
-      case kSimdNoOp: std::copy_n(input, n, out); return;
-      case kSimdZero: std::fill_n(out, n, 0); return;
-      case kSimdMove: std::copy_n(l, n, out); return;
-      case kSimdNot: return Lanes(l, r, out, [&](Scalar a, Scalar) { return truth(A::IsZero(a)); });
-      case kSimdAnd: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(!A::IsZero(a) && !A::IsZero(b)); });
-      case kSimdOr: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(!A::IsZero(a) || !A::IsZero(b)); });
-      case kSimdIncrement: return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Plus(a, A::kOne); });
-      case kSimdDecrement: return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Minus(a, A::kOne); });
-      case kSimdAdd: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Plus(a, b); });
-      case kSimdSubtract: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Minus(a, b); });
-      case kSimdMultiply: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Times(a, b); });
-      case kSimdAbs: return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Abs(a); });
-      case kSimdGreaterThan: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(A::Less(b, a)); });
-      case kSimdGreaterThanEqual: return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(!A::Less(a, b)); });
-      case kSimdMin: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Less(b, a) ? b : a; });
-      default: return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Less(a, b) ? b : a; });  // kSimdMax
+      case kSimdNoOp:
+        std::copy_n(input, n, out);
+        return;
+      case kSimdZero:
+        std::fill_n(out, n, 0);
+        return;
+      case kSimdMove:
+        std::copy_n(l, n, out);
+        return;
+      case kSimdNot:
+        return Lanes(l, r, out, [&](Scalar a, Scalar) { return truth(A::IsZero(a)); });
+      case kSimdAnd:
+        return Lanes(l, r, out,
+                     [&](Scalar a, Scalar b) { return truth(!A::IsZero(a) && !A::IsZero(b)); });
+      case kSimdOr:
+        return Lanes(l, r, out,
+                     [&](Scalar a, Scalar b) { return truth(!A::IsZero(a) || !A::IsZero(b)); });
+      case kSimdIncrement:
+        return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Plus(a, A::kOne); });
+      case kSimdDecrement:
+        return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Minus(a, A::kOne); });
+      case kSimdAdd:
+        return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Plus(a, b); });
+      case kSimdSubtract:
+        return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Minus(a, b); });
+      case kSimdMultiply:
+        return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Times(a, b); });
+      case kSimdAbs:
+        return Lanes(l, r, out, [](Scalar a, Scalar) { return A::Abs(a); });
+      case kSimdGreaterThan:
+        return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(A::Less(b, a)); });
+      case kSimdGreaterThanEqual:
+        return Lanes(l, r, out, [&](Scalar a, Scalar b) { return truth(!A::Less(a, b)); });
+      case kSimdMin:
+        return Lanes(l, r, out, [](Scalar a, Scalar b) { return A::Less(b, a) ? b : a; });
+      default:
+        return Lanes(l, r, out,
+                     [](Scalar a, Scalar b) { return A::Less(a, b) ? b : a; });  // kSimdMax
     }
   }
 
@@ -318,11 +381,16 @@ class Executor final : public Machine::Impl {
 
 std::unique_ptr<Machine::Impl> MakeImpl(const Architecture& arch) {
   switch (arch.data_type) {
-    case DataType::kFp8bp4: return std::make_unique<Executor<Fp8bp4>>(arch);
-    case DataType::kFp16bp8: return std::make_unique<Executor<Fp16bp8>>(arch);
-    case DataType::kFp18bp10: return std::make_unique<Executor<Fp18bp10>>(arch);
-    case DataType::kFp32bp16: return std::make_unique<Executor<Fp32bp16>>(arch);
-    case DataType::kFloat32: return std::make_unique<Executor<Float>>(arch);
+    case DataType::kFp8bp4:
+      return std::make_unique<Executor<Fp8bp4>>(arch);
+    case DataType::kFp16bp8:
+      return std::make_unique<Executor<Fp16bp8>>(arch);
+    case DataType::kFp18bp10:
+      return std::make_unique<Executor<Fp18bp10>>(arch);
+    case DataType::kFp32bp16:
+      return std::make_unique<Executor<Fp32bp16>>(arch);
+    case DataType::kFloat32:
+      return std::make_unique<Executor<Float>>(arch);
   }
   return nullptr;
 }
@@ -340,8 +408,12 @@ std::vector<Scalar> DecodeScalars(ByteView bytes, DataType type) {
   for (size_t i = 0; i < out.size(); ++i) {
     const uint8_t* p = bytes.data() + i * info.bytes;
     switch (type) {
-      case DataType::kFp8bp4: out[i] = static_cast<int8_t>(p[0]); break;
-      case DataType::kFp16bp8: out[i] = static_cast<int16_t>(p[0] | p[1] << 8); break;
+      case DataType::kFp8bp4:
+        out[i] = static_cast<int8_t>(p[0]);
+        break;
+      case DataType::kFp16bp8:
+        out[i] = static_cast<int16_t>(p[0] | p[1] << 8);
+        break;
       case DataType::kFp18bp10: {
         // The low 18 bits, sign-extended from bit 17 (Fixed18bp10.fromBytes).
         const uint32_t word = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16;
@@ -349,10 +421,12 @@ std::vector<Scalar> DecodeScalars(ByteView bytes, DataType type) {
         break;
       }
       case DataType::kFp32bp16:
-        out[i] = static_cast<Scalar>(uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24);
+        out[i] = static_cast<Scalar>(uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
+                                     uint32_t{p[3]} << 24);
         break;
       case DataType::kFloat32:  // big-endian (DataOutputStream.writeFloat)
-        out[i] = static_cast<Scalar>(uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]);
+        out[i] = static_cast<Scalar>(uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 |
+                                     uint32_t{p[2]} << 8 | p[3]);
         break;
     }
   }
@@ -364,7 +438,8 @@ void Machine::LoadConstants(ByteView tdata, uint64_t base, bool to_local) {
   Memory& target = to_local ? impl_->local : impl_->dram1;
   const uint64_t n = arch_.array_size;
   for (uint64_t row = 0; row * n < scalars.size(); ++row) {
-    std::copy_n(scalars.data() + row * n, std::min<uint64_t>(n, scalars.size() - row * n), target.Row(base + row));
+    std::copy_n(scalars.data() + row * n, std::min<uint64_t>(n, scalars.size() - row * n),
+                target.Row(base + row));
   }
 }
 
@@ -400,7 +475,9 @@ std::vector<Scalar> Machine::ReadDram0(uint64_t row, uint64_t rows) {
   return out;
 }
 
-RunStats Machine::Run(ByteView program, const Layout& layout) { return impl_->Run(program, layout); }
+RunStats Machine::Run(ByteView program, const Layout& layout) {
+  return impl_->Run(program, layout);
+}
 
 Scalar Machine::FromFloat(float value) const {
   const DataTypeInfo& info = InfoOf(arch_.data_type);
@@ -417,7 +494,8 @@ Scalar Machine::FromFloat(float value) const {
 
 double Machine::ToDouble(Scalar value) const {
   if (arch_.data_type == DataType::kFloat32) return std::bit_cast<float>(value);
-  return std::ldexp(static_cast<double>(value), -static_cast<int>(InfoOf(arch_.data_type).fraction));
+  return std::ldexp(static_cast<double>(value),
+                    -static_cast<int>(InfoOf(arch_.data_type).fraction));
 }
 
 }  // namespace accelcheck::tensil

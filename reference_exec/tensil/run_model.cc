@@ -11,7 +11,8 @@ Machine PrepareMachine(const LoadedModel& model) {
   return machine;
 }
 
-ModelOutputs RunModel(Machine& machine, const LoadedModel& model, const std::vector<std::vector<Scalar>>& inputs) {
+ModelOutputs RunModel(Machine& machine, const LoadedModel& model,
+                      const std::vector<std::vector<Scalar>>& inputs) {
   const uint64_t n = model.model.arch.array_size;
   for (size_t i = 0; i < model.model.inputs.size() && i < inputs.size(); ++i) {
     const IoEntry& entry = model.model.inputs[i];
@@ -20,7 +21,8 @@ ModelOutputs RunModel(Machine& machine, const LoadedModel& model, const std::vec
   }
   ModelOutputs result;
   result.stats = machine.Run(model.program.bytes(), model.layout);
-  for (const IoEntry& entry : model.model.outputs) result.outputs.push_back(machine.ReadDram0(entry.base, entry.size));
+  for (const IoEntry& entry : model.model.outputs)
+    result.outputs.push_back(machine.ReadDram0(entry.base, entry.size));
   return result;
 }
 

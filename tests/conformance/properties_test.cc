@@ -33,7 +33,8 @@ model::File RandomProgram(uint32_t seed) {
       p.AddInput(readable.back());
     }
     for (int i = 0, n = pick(3); i < n; ++i) {
-      readable.push_back(p.AddConstantTensor(model::kFloat, {dim}, std::vector<uint8_t>(4 * dim, 1), place));
+      readable.push_back(
+          p.AddConstantTensor(model::kFloat, {dim}, std::vector<uint8_t>(4 * dim, 1), place));
     }
     if (pi == 0 && pick(3) == 0) readable.push_back(p.AddMutableTensor(model::kFloat, {dim}, {}));
     const int none = p.AddNull();
@@ -51,9 +52,15 @@ model::File RandomProgram(uint32_t seed) {
       const int out = p.AddPlannedTensor(model::kFloat, {dim});
       const int in = readable[static_cast<size_t>(pick(static_cast<int>(readable.size())))];
       switch (pick(3)) {
-        case 0: p.KernelCall(op, {in, scalar, out}); break;
-        case 1: p.KernelCall(op, {in, ints, list, out}); break;
-        default: p.KernelCall(op, {in, last, out}); break;
+        case 0:
+          p.KernelCall(op, {in, scalar, out});
+          break;
+        case 1:
+          p.KernelCall(op, {in, ints, list, out});
+          break;
+        default:
+          p.KernelCall(op, {in, last, out});
+          break;
       }
       readable.push_back(out);
       last = out;
@@ -68,8 +75,9 @@ model::File RandomProgram(uint32_t seed) {
     }
     if (pick(2)) {
       const int out = p.AddUnplannedTensor(model::kFloat, {dim});
-      const int d = p.AddDelegate("RandomBackend", std::vector<uint8_t>(16 + pick(40), 7),
-                                  pick(2) ? DelegatePlace::kInline : DelegatePlace::kSegment, {{"k", "v"}});
+      const int d =
+          p.AddDelegate("RandomBackend", std::vector<uint8_t>(16 + pick(40), 7),
+                        pick(2) ? DelegatePlace::kInline : DelegatePlace::kSegment, {{"k", "v"}});
       p.DelegateCall(d, {last, out});
       last = out;
     }
@@ -89,7 +97,8 @@ DiagnosticSink Validate(const std::vector<uint8_t>& bytes, bool strict) {
 
 std::string Describe(const DiagnosticSink& sink) {
   std::string out;
-  for (const Diagnostic& d : sink.diagnostics()) out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
+  for (const Diagnostic& d : sink.diagnostics())
+    out += std::string(d.rule->id) + " " + d.location.path + ": " + d.message + "\n";
   return out;
 }
 
@@ -102,11 +111,13 @@ RC_GTEST_PROP(PteProperties, BuiltProgramsAreValid, (uint32_t seed)) {
 
 // (b) One mutation gives exactly its rule among the errors under --strict
 // (plus the rules that necessarily break with it).
-RC_GTEST_PROP(PteProperties, OneMutationOneRule, (uint32_t seed, uint32_t rule_pick, uint8_t mutation_seed)) {
+RC_GTEST_PROP(PteProperties, OneMutationOneRule,
+              (uint32_t seed, uint32_t rule_pick, uint8_t mutation_seed)) {
   const std::vector<const Rule*> rules = PteMutator().rules();
   const Rule& rule = *rules[rule_pick % rules.size()];
   std::string path, error;
-  const auto mutated = MutatePte(Serialize(RandomProgram(seed)), rule, mutation_seed, &path, &error);
+  const auto mutated =
+      MutatePte(Serialize(RandomProgram(seed)), rule, mutation_seed, &path, &error);
   if (!mutated) return;  // this program offers no place for the rule
   RC_TAG(std::string(rule.id));
   const DiagnosticSink sink = Validate(*mutated, true);

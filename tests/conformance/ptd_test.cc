@@ -14,9 +14,9 @@
 #include "conformance/pte/read.h"
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
+#include "tests/support/temp.h"
 #include "validators/core/format.h"
 #include "validators/pte/rules.h"
-#include "tests/support/temp.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -32,7 +32,8 @@ Bytes Slurp(const fs::path& path) {
 std::string WriteTemp(const std::string& name, const Bytes& bytes) {
   const fs::path path = test::ProcessTempPath(name);
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   return path.string();
 }
 
@@ -55,11 +56,13 @@ std::string Describe(const DiagnosticSink& sink) {
 
 bool PathWithin(const std::string& reported, const std::string& expected) {
   return reported.compare(0, expected.size(), expected) == 0 &&
-         (reported.size() == expected.size() || reported[expected.size()] == '.' || reported[expected.size()] == '[');
+         (reported.size() == expected.size() || reported[expected.size()] == '.' ||
+          reported[expected.size()] == '[');
 }
 
 // The rule is reported at (or inside) `path`, and no other rule is an error.
-::testing::AssertionResult OnlyRule(const DiagnosticSink& sink, const Rule& rule, const std::string& path) {
+::testing::AssertionResult OnlyRule(const DiagnosticSink& sink, const Rule& rule,
+                                    const std::string& path) {
   bool reported = false;
   for (const Diagnostic& d : sink.diagnostics()) {
     if (d.rule->id == rule.id && PathWithin(d.location.path, path)) reported = true;
@@ -68,7 +71,8 @@ bool PathWithin(const std::string& reported, const std::string& expected) {
     }
   }
   if (reported) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "no " << rule.id << " at \"" << path << "\":\n" << Describe(sink);
+  return ::testing::AssertionFailure() << "no " << rule.id << " at \"" << path << "\":\n"
+                                       << Describe(sink);
 }
 
 // The example program with EXTERNAL tensors, and its .ptd.
@@ -127,7 +131,8 @@ TEST(ReadPtdFile, ExampleRoundTripsToTheSameBytes) {
 
 TEST(ReadPtdFile, RefusesTheOldLayoutAndOtherBytes) {
   model::OldPtdFile old;
-  old.tensors->push_back(model::OldTensorMetadata{std::string("w"), model::kFloat, {{2}}, {{0}}, 0, 0});
+  old.tensors->push_back(
+      model::OldTensorMetadata{std::string("w"), model::kFloat, {{2}}, {{0}}, 0, 0});
   old.segments->push_back(model::DataSegment{0, 8});
   old.segment_bytes.push_back(Bytes(8, 1));
   std::string error;
@@ -144,7 +149,8 @@ TEST(ReadPtdFile, Corpus) {
   const fs::path dir = fs::path(ACCELCHECK_CORPUS_DIR) / "pte";
   const fs::path current = dir / "executorch-rs__data_map__default_external_constant.ptd";
   const fs::path old = dir / "executorch__module_linear.ptd";
-  if (!fs::exists(current) || !fs::exists(old)) GTEST_SKIP() << "no .ptd corpus in " << dir << "; skipped";
+  if (!fs::exists(current) || !fs::exists(old))
+    GTEST_SKIP() << "no .ptd corpus in " << dir << "; skipped";
   std::string error;
   const auto file = ReadPtdFile(Slurp(current), &error);
   ASSERT_TRUE(file) << error;
@@ -176,7 +182,8 @@ TEST(PtdMutations, OldLayoutIsRecognisedLikeTheRealFile) {
 // example .ptd and on the real current-layout one.
 TEST(PtdMutations, EachBreaksOnlyItsRule) {
   std::vector<std::pair<std::string, Bytes>> inputs = {{"example", ExternalExample().data}};
-  const fs::path real = fs::path(ACCELCHECK_CORPUS_DIR) / "pte" / "executorch-rs__data_map__default_external_constant.ptd";
+  const fs::path real = fs::path(ACCELCHECK_CORPUS_DIR) / "pte" /
+                        "executorch-rs__data_map__default_external_constant.ptd";
   if (fs::exists(real)) inputs.emplace_back(real.filename().string(), Slurp(real));
   ASSERT_EQ(PtdRules().size(), 11u);
   for (const auto& [name, bytes] : inputs) {
@@ -185,7 +192,8 @@ TEST(PtdMutations, EachBreaksOnlyItsRule) {
         std::string path, error;
         const auto mutated = MutatePte(bytes, *rule, seed, &path, &error);
         ASSERT_TRUE(mutated) << name << " " << rule->id << ": " << error;
-        EXPECT_TRUE(OnlyRule(Validate(*mutated), *rule, path)) << name << " " << rule->id << " seed " << seed;
+        EXPECT_TRUE(OnlyRule(Validate(*mutated), *rule, path))
+            << name << " " << rule->id << " seed " << seed;
       }
     }
   }
@@ -206,8 +214,9 @@ TEST(CompanionMutations, ReportedOnlyWithTheCompanion) {
   std::vector<std::pair<std::string, Pair>> pairs = {{"example", ExternalExample()}};
   const fs::path dir = fs::path(ACCELCHECK_CORPUS_DIR) / "pte";
   if (fs::exists(dir / "executorch-rs__data_map_model.pte")) {
-    pairs.push_back({"executorch-rs", {Slurp(dir / "executorch-rs__data_map_model.pte"),
-                                       Slurp(dir / "executorch-rs__data_map__default_external_constant.ptd")}});
+    pairs.push_back({"executorch-rs",
+                     {Slurp(dir / "executorch-rs__data_map_model.pte"),
+                      Slurp(dir / "executorch-rs__data_map__default_external_constant.ptd")}});
   }
   for (const auto& [name, pair] : pairs) {
     const std::string ptd = WriteTemp(name + "-companion.ptd", pair.data);
@@ -244,7 +253,8 @@ struct RandomPair {
 RandomPair RandomExternalProgram(uint32_t seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
-  static const int8_t kDtypes[] = {model::kByte, model::kShort, model::kInt, model::kLong, model::kFloat, model::kDouble};
+  static const int8_t kDtypes[] = {model::kByte, model::kShort, model::kInt,
+                                   model::kLong, model::kFloat, model::kDouble};
   ProgramRecipe r;
   PlanRecipe& p = r.AddPlan("forward");
   const int x = p.AddPlannedTensor(model::kFloat, {2});
@@ -254,7 +264,8 @@ RandomPair RandomExternalProgram(uint32_t seed) {
   for (int i = 0, n = 1 + pick(4); i < n; ++i) {
     std::vector<int32_t> sizes;
     for (int d = 0, rank = pick(4); d < rank; ++d) sizes.push_back(pick(5));
-    const int e = p.AddExternalTensor(kDtypes[pick(6)], sizes, "w" + std::to_string(i), Bytes(static_cast<size_t>(pick(9)), 7));
+    const int e = p.AddExternalTensor(kDtypes[pick(6)], sizes, "w" + std::to_string(i),
+                                      Bytes(static_cast<size_t>(pick(9)), 7));
     const int out = p.AddPlannedTensor(model::kFloat, {2});
     p.KernelCall(op, {last, e, out});
     last = out;
@@ -269,7 +280,8 @@ RC_GTEST_PROP(PtdProperties, BuiltPairsAreValidAndRoundTrip, (uint32_t seed)) {
   const DiagnosticSink alone = Validate(data);
   RC_LOG() << Describe(alone);
   RC_ASSERT(alone.diagnostics().empty());
-  const DiagnosticSink together = Validate(Serialize(pair.program), WriteTemp("random-pair.ptd", data));
+  const DiagnosticSink together =
+      Validate(Serialize(pair.program), WriteTemp("random-pair.ptd", data));
   RC_LOG() << Describe(together);
   RC_ASSERT(together.error_count() == 0u);
   std::string error;
@@ -278,18 +290,21 @@ RC_GTEST_PROP(PtdProperties, BuiltPairsAreValidAndRoundTrip, (uint32_t seed)) {
   RC_ASSERT(SerializePtd(*back) == data);
 }
 
-RC_GTEST_PROP(PtdProperties, OneMutationOneRule, (uint32_t seed, uint32_t rule_pick, uint8_t mutation_seed)) {
+RC_GTEST_PROP(PtdProperties, OneMutationOneRule,
+              (uint32_t seed, uint32_t rule_pick, uint8_t mutation_seed)) {
   const std::vector<const Rule*> rules = PtdRules();
   const Rule& rule = *rules[rule_pick % rules.size()];
   RC_TAG(std::string(rule.id));
   std::string path, error;
-  const auto mutated = MutatePte(SerializePtd(RandomExternalProgram(seed).data), rule, mutation_seed, &path, &error);
+  const auto mutated =
+      MutatePte(SerializePtd(RandomExternalProgram(seed).data), rule, mutation_seed, &path, &error);
   RC_LOG() << error;
   RC_ASSERT(mutated.has_value());
   RC_ASSERT(OnlyRule(Validate(*mutated), rule, path));
 }
 
-RC_GTEST_PROP(PtdProperties, CompanionMutationOneRule, (uint32_t seed, bool layout, uint8_t mutation_seed)) {
+RC_GTEST_PROP(PtdProperties, CompanionMutationOneRule,
+              (uint32_t seed, bool layout, uint8_t mutation_seed)) {
   const RandomPair pair = RandomExternalProgram(seed);
   const Rule& rule = layout ? rules::kExternalLayout : rules::kExternalKeyMissing;
   std::string path, error;

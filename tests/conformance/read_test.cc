@@ -43,7 +43,8 @@ TEST(ReadFile, ExampleBasesRoundTrip) {
 
 TEST(ReadFile, CorpusRoundTrips) {
   const std::filesystem::path dir = std::filesystem::path(ACCELCHECK_CORPUS_DIR) / "pte";
-  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir << "; real-file round trips skipped";
+  if (!std::filesystem::is_directory(dir))
+    GTEST_SKIP() << "no corpus at " << dir << "; real-file round trips skipped";
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".pte") continue;

@@ -21,7 +21,8 @@ using nlohmann::json;
 
 std::vector<fs::path> RecipeSources() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(ACCELCHECK_SOURCE_DIR) / "conformance/pte/recipes")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(ACCELCHECK_SOURCE_DIR) / "conformance/pte/recipes")) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -69,8 +70,10 @@ TEST(JsonRecipes, ExternalTensorsGoToTheCompanion) {
   const model::PtdNamedData& entry = (*built.data->named_data)[0];
   EXPECT_EQ(*entry.key, "k");
   EXPECT_EQ(*entry.tensor_layout->sizes, (std::vector<int32_t>{3}));
-  EXPECT_EQ(built.data->segment_bytes[0], (std::vector<uint8_t>{1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}));
-  const model::Tensor& t = std::get<model::Tensor>((*(*built.program.program.execution_plan)[0].values)[0].val);
+  EXPECT_EQ(built.data->segment_bytes[0],
+            (std::vector<uint8_t>{1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}));
+  const model::Tensor& t =
+      std::get<model::Tensor>((*(*built.program.program.execution_plan)[0].values)[0].val);
   ASSERT_TRUE(t.extra);
   EXPECT_EQ(t.extra->location, 1);
   EXPECT_EQ(*t.extra->fully_qualified_name, "k");

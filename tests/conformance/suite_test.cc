@@ -20,7 +20,8 @@ TEST(ConformanceSuite, GeneratedSuitePasses) {
   const conformance::SuiteResult result = conformance::RunSuite(dir, &error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_GT(result.cases.size(), 100u);
-  for (const conformance::CaseResult& c : result.cases) EXPECT_TRUE(c.passed) << c.id << ": " << c.detail;
+  for (const conformance::CaseResult& c : result.cases)
+    EXPECT_TRUE(c.passed) << c.id << ": " << c.detail;
   EXPECT_EQ(result.failed(), 0);
 }
 

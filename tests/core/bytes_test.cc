@@ -8,8 +8,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <rapidcheck/gtest.h>
+#include <unistd.h>
 
 #include "validators/core/checked.h"
 
@@ -73,7 +73,8 @@ TEST(RangeWithinTest, DoesNotOverflow) {
   EXPECT_TRUE(RangeWithin(1, kMax - 1, kMax));
 }
 
-RC_GTEST_PROP(RangeWithinProperty, AgreesWithWideArithmetic, (uint64_t offset, uint64_t length, uint64_t size)) {
+RC_GTEST_PROP(RangeWithinProperty, AgreesWithWideArithmetic,
+              (uint64_t offset, uint64_t length, uint64_t size)) {
   const std::optional<uint64_t> end = CheckedAdd(offset, length);
   RC_ASSERT(RangeWithin(offset, length, size) == (end.has_value() && *end <= size));
 }

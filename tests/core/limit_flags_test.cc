@@ -9,8 +9,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "conformance/gemini/generate.h"
 #include "conformance/pte/recipes.h"
@@ -46,8 +46,9 @@ class LimitFlagTest : public ::testing::Test {
 
   std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) {
     const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
     return path;
   }
 
@@ -70,7 +71,8 @@ class LimitFlagTest : public ::testing::Test {
   uint64_t SmallestPassing(const std::string& file, const std::string& flag, uint64_t high) {
     uint64_t low = 1;
     std::vector<std::string> rules;
-    EXPECT_EQ(Validate({file, "--" + flag, std::to_string(high)}, &rules), 0) << testing::PrintToString(rules);
+    EXPECT_EQ(Validate({file, "--" + flag, std::to_string(high)}, &rules), 0)
+        << testing::PrintToString(rules);
     while (low < high) {
       const uint64_t mid = low + (high - low) / 2;
       if (Validate({file, "--" + flag, std::to_string(mid)}, &rules) == 0) {
@@ -99,7 +101,8 @@ class LimitFlagTest : public ::testing::Test {
 TEST_F(LimitFlagTest, EveryLimitHasATestHere) {
   std::vector<std::string> flags;
   for (const LimitInfo& limit : AllLimits()) flags.emplace_back(limit.flag);
-  EXPECT_EQ(flags, (std::vector<std::string>{"max-file-size", "max-depth", "max-tables", "time-budget-ms"}))
+  EXPECT_EQ(flags, (std::vector<std::string>{"max-file-size", "max-depth", "max-tables",
+                                             "time-budget-ms"}))
       << "a new limit in limits.def needs its at-limit and above-limit test in this file";
 }
 

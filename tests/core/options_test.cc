@@ -15,7 +15,8 @@ const std::vector<Flag> kFlags = {
     {"o", true, "FILE", "output file"},
 };
 
-ParsedArgs MustParse(const std::vector<std::string>& args, const std::vector<Flag>& flags = kFlags) {
+ParsedArgs MustParse(const std::vector<std::string>& args,
+                     const std::vector<Flag>& flags = kFlags) {
   std::string error;
   std::optional<ParsedArgs> parsed = Parse(args, flags, &error);
   EXPECT_TRUE(parsed) << error;

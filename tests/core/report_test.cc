@@ -5,8 +5,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <rapidcheck/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "validators/core/core_rules.h"
 
@@ -15,11 +15,20 @@ namespace {
 
 using nlohmann::json;
 
-const Rule kBounds{"test.segment.bounds", Severity::kError, Severity::kError, Category::kInvalid,
-                   "A segment lies outside the file", "#24; spec"};
-const Rule kQuirk{"test.file.trailing", Severity::kWarning, Severity::kError, Category::kInvalid,
-                  "Bytes follow the last segment", "#10; spec"};
-const Rule kNote{"test.header.length", Severity::kNote, Severity::kWarning, Category::kInvalid,
+const Rule kBounds{"test.segment.bounds",
+                   Severity::kError,
+                   Severity::kError,
+                   Category::kInvalid,
+                   "A segment lies outside the file",
+                   "#24; spec"};
+const Rule kQuirk{"test.file.trailing",
+                  Severity::kWarning,
+                  Severity::kError,
+                  Category::kInvalid,
+                  "Bytes follow the last segment",
+                  "#10; spec"};
+const Rule kNote{"test.header.length",        Severity::kNote,
+                 Severity::kWarning,          Category::kInvalid,
                  "Nonstandard header length", "#5; spec"};
 const Rule* const kCatalogue[] = {&kBounds, &kQuirk, &kNote};
 
@@ -57,7 +66,8 @@ std::vector<FileResult> TwoFiles() {
       return ::testing::AssertionFailure() << "forbidden character " << int(c);
     }
   }
-  if (xml.find("\xef\xbf\xbe") != std::string::npos || xml.find("\xef\xbf\xbf") != std::string::npos) {
+  if (xml.find("\xef\xbf\xbe") != std::string::npos ||
+      xml.find("\xef\xbf\xbf") != std::string::npos) {
     return ::testing::AssertionFailure() << "U+FFFE or U+FFFF";
   }
   static const std::regex kReference("&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);");
@@ -65,7 +75,8 @@ std::vector<FileResult> TwoFiles() {
     for (size_t pos = text.find('&'); pos != std::string::npos; pos = text.find('&', pos + 1)) {
       std::smatch m;
       const std::string rest = text.substr(pos, 12);
-      if (!std::regex_search(rest, m, kReference, std::regex_constants::match_continuous)) return false;
+      if (!std::regex_search(rest, m, kReference, std::regex_constants::match_continuous))
+        return false;
     }
     return true;
   };
@@ -77,7 +88,8 @@ std::vector<FileResult> TwoFiles() {
   int roots = 0;
   while (true) {
     const size_t lt = xml.find('<', pos);
-    const std::string text = xml.substr(pos, lt == std::string::npos ? std::string::npos : lt - pos);
+    const std::string text =
+        xml.substr(pos, lt == std::string::npos ? std::string::npos : lt - pos);
     if (!references_ok(text)) return ::testing::AssertionFailure() << "bad reference in " << text;
     if (open.empty() && text.find_first_not_of(" \t\r\n") != std::string::npos) {
       return ::testing::AssertionFailure() << "text outside the root: " << text;
@@ -101,9 +113,11 @@ std::vector<FileResult> TwoFiles() {
       return ::testing::AssertionFailure() << "bad tag <" << tag << ">";
     }
     std::string attributes = name.suffix();
-    for (std::smatch m; std::regex_search(attributes, m, kAttribute, std::regex_constants::match_continuous);
+    for (std::smatch m;
+         std::regex_search(attributes, m, kAttribute, std::regex_constants::match_continuous);
          attributes = m.suffix()) {
-      if (!references_ok(m[1])) return ::testing::AssertionFailure() << "bad reference in attribute";
+      if (!references_ok(m[1]))
+        return ::testing::AssertionFailure() << "bad reference in attribute";
     }
     if (attributes.find_first_not_of(" ") != std::string::npos) {
       return ::testing::AssertionFailure() << "bad attributes: " << attributes;
@@ -145,18 +159,22 @@ TEST(TextReportTest, SummaryCountsSuppressedFailedAndSkipped) {
   results.push_back(Result("notes.txt", ""));
   results[2].skipped = true;
   const std::string text = WriteText(results);
-  EXPECT_NE(text.find("notes.txt: skipped: content matches no supported format\n"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("\n3 files: 5 errors, 0 warnings, 1 file failed, 1 skipped, 3 more not listed "
-                      "(--max-errors, or past 100000 in one file)\n"),
+  EXPECT_NE(text.find("notes.txt: skipped: content matches no supported format\n"),
             std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("\n3 files: 5 errors, 0 warnings, 1 file failed, 1 skipped, 3 more not listed "
+                "(--max-errors, or past 100000 in one file)\n"),
+      std::string::npos)
       << text;
 }
 
 TEST(TextReportTest, HostileBytesStayOnOneValidLine) {
   std::vector<FileResult> results;
   results.push_back(Result("a\n.pte", "pte"));
-  results[0].sink.Report(kBounds, At(1, 1, "names[\"\x1b[31m\"]"), "name \xff\xfe\n" "fake: error[x]: y");
+  results[0].sink.Report(kBounds, At(1, 1, "names[\"\x1b[31m\"]"),
+                         "name \xff\xfe\n"
+                         "fake: error[x]: y");
   const std::string line = WriteText(results).substr(0, WriteText(results).find("\n1 file"));
   EXPECT_EQ(line.find('\n'), std::string::npos) << line;
   EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
@@ -292,7 +310,8 @@ TEST(SarifReportTest, FingerprintsAreStableAndTellObjectsApart) {
     std::vector<FileResult> results;
     results.push_back(Result(file, "pte"));
     results[0].sink.Report(kBounds, At(0x10, 1, path), "message " + file + path);
-    return json::parse(WriteSarif(results, kCatalogue))["runs"][0]["results"][0]["partialFingerprints"];
+    return json::parse(
+        WriteSarif(results, kCatalogue))["runs"][0]["results"][0]["partialFingerprints"];
   };
   EXPECT_EQ(fingerprint("a.pte", "segments[1]"), fingerprint("a.pte", "segments[1]"));
   EXPECT_NE(fingerprint("a.pte", "segments[1]"), fingerprint("a.pte", "segments[2]"));
@@ -307,7 +326,8 @@ TEST(SarifReportTest, UrisArePercentEncoded) {
   results[1].sink.Report(kBounds, {}, "m");
   const json doc = json::parse(WriteSarif(results, kCatalogue));
   const auto uri = [&](int i) {
-    return doc["runs"][0]["results"][i]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    return doc["runs"][0]["results"][i]["locations"][0]["physicalLocation"]["artifactLocation"]
+              ["uri"];
   };
   EXPECT_EQ(uri(0), "my%20dir/a%231%25.pte");
   EXPECT_EQ(uri(1), "file:///abs/%FF.pte");
@@ -323,9 +343,10 @@ TEST(JunitReportTest, OneTestcasePerFileWithFailuresErrorsAndSkips) {
   results[4].sink.Report(kQuirk, {}, "quirk");
   const std::string xml = WriteJunit(results);
   EXPECT_TRUE(WellFormedXml(xml)) << xml;
-  EXPECT_NE(xml.find("<testsuite name=\"accelcheck validate\" tests=\"5\" failures=\"1\" errors=\"1\" "
-                     "skipped=\"1\">"),
-            std::string::npos)
+  EXPECT_NE(
+      xml.find("<testsuite name=\"accelcheck validate\" tests=\"5\" failures=\"1\" errors=\"1\" "
+               "skipped=\"1\">"),
+      std::string::npos)
       << xml;
   EXPECT_NE(xml.find("<testcase classname=\"accelcheck.pte\" name=\"dir/a.pte\">\n"
                      "      <failure message=\"1 error, 1 warning\" type=\"test.segment.bounds\">"
@@ -343,8 +364,9 @@ TEST(JunitReportTest, OneTestcasePerFileWithFailuresErrorsAndSkips) {
 
 TEST(JunitReportTest, HostileStringsStayWellFormed) {
   const std::vector<std::string> hostile = {
-      "<script>&amp;\"'</testcase>", "\x01\x02\x1f\x7f", "\xff\xfe\xc0\xaf", "\xef\xbf\xbe\xef\xbf\xbf",
-      "]]><![CDATA[", "tab\tnew\nline\rcr", std::string("nul\0byte", 8)};
+      "<script>&amp;\"'</testcase>", "\x01\x02\x1f\x7f", "\xff\xfe\xc0\xaf",
+      "\xef\xbf\xbe\xef\xbf\xbf",    "]]><![CDATA[",     "tab\tnew\nline\rcr",
+      std::string("nul\0byte", 8)};
   for (const std::string& s : hostile) {
     std::vector<FileResult> results;
     results.push_back(Result(s, s));
@@ -357,7 +379,8 @@ TEST(JunitReportTest, HostileStringsStayWellFormed) {
 TEST(ReportTest, SameInputSameBytes) {
   for (ReportFormat format :
        {ReportFormat::kText, ReportFormat::kJson, ReportFormat::kSarif, ReportFormat::kJunit}) {
-    EXPECT_EQ(WriteReport(format, TwoFiles(), kCatalogue), WriteReport(format, TwoFiles(), kCatalogue));
+    EXPECT_EQ(WriteReport(format, TwoFiles(), kCatalogue),
+              WriteReport(format, TwoFiles(), kCatalogue));
   }
 }
 
@@ -371,7 +394,8 @@ TEST(ReportTest, ParsesReportFormatNames) {
 
 TEST(Utf8Test, ReplacesEveryIllFormedSequence) {
   EXPECT_EQ(ValidUtf8("plain"), "plain");
-  EXPECT_EQ(ValidUtf8("\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e"), "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e");
+  EXPECT_EQ(ValidUtf8("\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e"),
+            "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e");
   const std::string fffd = "\xef\xbf\xbd";
   EXPECT_EQ(ValidUtf8("\xc0\xaf"), fffd + fffd) << "overlong";
   EXPECT_EQ(ValidUtf8("\xed\xa0\x80"), fffd + fffd + fffd) << "surrogate";

@@ -9,9 +9,12 @@ namespace {
 
 // A rule for each profile behaviour: always an error, a real-file quirk that
 // the spec forbids (warning by default, error under --strict), and a note.
-const Rule kError{"test.error", Severity::kError, Severity::kError, Category::kInvalid, "error", "test"};
-const Rule kQuirk{"test.quirk", Severity::kWarning, Severity::kError, Category::kInvalid, "quirk", "test"};
-const Rule kNote{"test.note", Severity::kNote, Severity::kWarning, Category::kInvalid, "note", "test"};
+const Rule kError{"test.error",       Severity::kError, Severity::kError,
+                  Category::kInvalid, "error",          "test"};
+const Rule kQuirk{"test.quirk", Severity::kWarning, Severity::kError, Category::kInvalid, "quirk",
+                  "test"};
+const Rule kNote{"test.note",        Severity::kNote, Severity::kWarning,
+                 Category::kInvalid, "note",          "test"};
 
 Location AtOffset(uint64_t offset) {
   Location location;
@@ -92,7 +95,8 @@ TEST(SinkTest, ZeroMaxErrorsMeansNoCap) {
 TEST(SinkTest, KeepsABoundedNumberOfDiagnosticsAndCountsTheRest) {
   DiagnosticSink sink(Profile{}, "a.json");
   for (size_t i = 0; i < kMaxKeptDiagnostics; ++i) sink.Report(kQuirk, {}, "quirk");
-  EXPECT_EQ(sink.diagnostics().size(), kMaxKeptDiagnostics) << "at the bound every diagnostic is kept";
+  EXPECT_EQ(sink.diagnostics().size(), kMaxKeptDiagnostics)
+      << "at the bound every diagnostic is kept";
   EXPECT_EQ(sink.suppressed_count(), 0u);
   for (size_t i = 0; i < 3; ++i) sink.Report(kQuirk, {}, "quirk");
   sink.Report(kError, {}, "an error past the bound");

@@ -26,7 +26,8 @@ TEST(StrTest, PrintsEveryArgumentAsTheStreamWould) {
   check(Str("a", owned, view, pointer, 'c'), Streamed("a", owned, view, pointer, 'c'));
   check(Str(int64_t{-9223372036854775807 - 1}, ' ', std::numeric_limits<uint64_t>::max()),
         Streamed(int64_t{-9223372036854775807 - 1}, ' ', std::numeric_limits<uint64_t>::max()));
-  check(Str(0, -1, size_t{42}, int16_t{-7}, uint32_t{7}), Streamed(0, -1, size_t{42}, int16_t{-7}, uint32_t{7}));
+  check(Str(0, -1, size_t{42}, int16_t{-7}, uint32_t{7}),
+        Streamed(0, -1, size_t{42}, int16_t{-7}, uint32_t{7}));
   check(Str(true, false), Streamed(true, false));
   check(Str(static_cast<unsigned char>('x'), static_cast<signed char>('y')),
         Streamed(static_cast<unsigned char>('x'), static_cast<signed char>('y')));
@@ -36,7 +37,8 @@ TEST(StrTest, PrintsEveryArgumentAsTheStreamWould) {
 
 TEST(StrTest, MakesJsonPointersAndMessages) {
   EXPECT_EQ(Str("/", 3, "/", size_t{12}, "/tile_info/tile_num_", 7), "/3/12/tile_info/tile_num_7");
-  EXPECT_EQ(Str("offset ", Hex(0x1f0), " is ", Quoted("a\nb")), Streamed("offset ", Hex(0x1f0), " is ", Quoted("a\nb")));
+  EXPECT_EQ(Str("offset ", Hex(0x1f0), " is ", Quoted("a\nb")),
+            Streamed("offset ", Hex(0x1f0), " is ", Quoted("a\nb")));
 }
 
 }  // namespace

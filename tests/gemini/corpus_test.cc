@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/describe.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/gemini/rules.h"
-#include "tests/support/describe.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -63,8 +63,10 @@ const std::map<std::string, std::set<std::string>>& ExpectedFindings() {
       {"int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json", {"gemini.workload.wl1_dialect"}},
       {"int8_resnet34.sim_quantized_b4_c1_bw16_stschedule.json", {"gemini.workload.wl1_dialect"}},
       {"int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json",
-       {"gemini.workload.wl1_dialect", "gemini.transfer.unread_destination", "gemini.transfer.causality"}},
-      {"int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json", {"gemini.transfer.unread_destination"}},
+       {"gemini.workload.wl1_dialect", "gemini.transfer.unread_destination",
+        "gemini.transfer.causality"}},
+      {"int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json",
+       {"gemini.transfer.unread_destination"}},
       {"int8_resnet50.sim_quantized_b4_c1_bw16_stschedule.json", {}},
   };
   return kExpected;
@@ -87,7 +89,8 @@ TEST(GeminiCorpus, ZeroErrorsAndTheDocumentedFindings) {
 // Under --strict the anomalies become errors (I-T8, I-T9 are the spec as
 // written).
 TEST(GeminiCorpus, StrictProfileTurnsTheAnomaliesIntoErrors) {
-  const fs::path path = CorpusDir() / "scheduler_ir" / "int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json";
+  const fs::path path =
+      CorpusDir() / "scheduler_ir" / "int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json";
   if (!fs::exists(path)) GTEST_SKIP() << "no Gemini corpus at " << CorpusDir();
   const DiagnosticSink sink = Validate(path, true, true);
   EXPECT_TRUE(sink.Has(rules::kTransferCausality));
@@ -104,10 +107,12 @@ TEST(GeminiCorpus, AnomalyCountsMatchTheResearchNotes) {
     return std::count_if(sink.diagnostics().begin(), sink.diagnostics().end(),
                          [&](const Diagnostic& d) { return d.rule == &rule; });
   };
-  const DiagnosticSink b16 = Validate(dir / "int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json", false);
+  const DiagnosticSink b16 =
+      Validate(dir / "int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json", false);
   EXPECT_EQ(count(b16, rules::kTransferUnreadDestination), 2) << Describe(b16);
   EXPECT_EQ(count(b16, rules::kTransferCausality), 1) << Describe(b16);
-  const DiagnosticSink r50 = Validate(dir / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json", false);
+  const DiagnosticSink r50 =
+      Validate(dir / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json", false);
   EXPECT_EQ(count(r50, rules::kTransferUnreadDestination), 8) << Describe(r50);
 }
 

@@ -26,14 +26,16 @@ using testing::Decode;
 Frontend ExampleFrontendModel() {
   const std::string text = ExampleFrontend().dump();
   std::string error;
-  auto frontend = ParseFrontend(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &error);
+  auto frontend =
+      ParseFrontend(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &error);
   EXPECT_TRUE(frontend) << error;
   return frontend ? *frontend : Frontend{};
 }
 
 TEST(GeminiExecute, ExampleTiledEqualsUntiled) {
   for (uint64_t seed : {1u, 2u, 99u}) {
-    const Execution run = Execute(Decode(ExampleIr()), ExampleFrontendModel(), ExecuteOptions{seed});
+    const Execution run =
+        Execute(Decode(ExampleIr()), ExampleFrontendModel(), ExecuteOptions{seed});
     EXPECT_FALSE(run.first_mismatch) << "seed " << seed;
     EXPECT_EQ(run.workloads, 2u);
     EXPECT_EQ(run.elements, 128u + 32u);
@@ -150,7 +152,8 @@ TEST(GeminiExecute, RealFilesTiledEqualsUntiled) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     SCOPED_TRACE(name);
-    const fs::path frontend = CorpusDir() / "frontend_ir" / (name.substr(0, name.find("_c1_bw16_stschedule.json")) + ".json");
+    const fs::path frontend = CorpusDir() / "frontend_ir" /
+                              (name.substr(0, name.find("_c1_bw16_stschedule.json")) + ".json");
     DiagnosticSink sink(Profile{}, name);
     const auto loaded = LoadValidIr(entry.path().string(), frontend.string(), Limits{}, sink);
     ASSERT_TRUE(loaded);
@@ -165,8 +168,9 @@ TEST(GeminiExecute, RealFilesTiledEqualsUntiled) {
       EXPECT_GT(run.elements, 0u);
       if (run.first_mismatch) {
         const Mismatch& m = *run.first_mismatch;
-        ADD_FAILURE() << "workload " << m.workload_id << " tile " << m.tile << " " << m.layer << " at [" << m.at[0] << ","
-                      << m.at[1] << "," << m.at[2] << "," << m.at[3] << "]: expected " << m.expected << ", got " << m.actual
+        ADD_FAILURE() << "workload " << m.workload_id << " tile " << m.tile << " " << m.layer
+                      << " at [" << m.at[0] << "," << m.at[1] << "," << m.at[2] << "," << m.at[3]
+                      << "]: expected " << m.expected << ", got " << m.actual
                       << (m.weight ? " (weight)" : "") << " at L2 " << m.l2_address.value_or(-1);
       }
     }
@@ -176,8 +180,10 @@ TEST(GeminiExecute, RealFilesTiledEqualsUntiled) {
 // A real schedule with one forwarded tensor moved onto another tensor live in
 // the same snapshots: only the byte-addressed L2 shows the corruption.
 TEST(GeminiExecuteL2, RealFileOverlapIsAMismatch) {
-  const fs::path ir_path = CorpusDir() / "scheduler_ir" / "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json";
-  const fs::path frontend_path = CorpusDir() / "frontend_ir" / "int8_resnet34.sim_quantized_b1.json";
+  const fs::path ir_path =
+      CorpusDir() / "scheduler_ir" / "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json";
+  const fs::path frontend_path =
+      CorpusDir() / "frontend_ir" / "int8_resnet34.sim_quantized_b1.json";
   if (!fs::exists(ir_path)) GTEST_SKIP() << "no Gemini corpus at " << CorpusDir();
   std::ifstream in(ir_path);
   json doc = json::parse(in);
@@ -189,7 +195,8 @@ TEST(GeminiExecuteL2, RealFileOverlapIsAMismatch) {
     for (const json& fresh : workloads[i]["buffer"]) {
       if (fresh["type"] != "ifmap" || !fresh.value("newly_added", false)) continue;
       for (const json& old : workloads[i]["buffer"]) {
-        if (old["type"] != "ifmap" || old.value("newly_added", true) || old["size"].get<int64_t>() < fresh["size"].get<int64_t>()) {
+        if (old["type"] != "ifmap" || old.value("newly_added", true) ||
+            old["size"].get<int64_t>() < fresh["size"].get<int64_t>()) {
           continue;
         }
         moved = fresh["tensor_id"].get<int64_t>();
@@ -206,9 +213,12 @@ TEST(GeminiExecuteL2, RealFileOverlapIsAMismatch) {
     }
   }
   std::ifstream frontend_in(frontend_path, std::ios::binary);
-  const std::string frontend_text((std::istreambuf_iterator<char>(frontend_in)), std::istreambuf_iterator<char>());
+  const std::string frontend_text((std::istreambuf_iterator<char>(frontend_in)),
+                                  std::istreambuf_iterator<char>());
   std::string error;
-  const auto frontend = ParseFrontend(ByteView(reinterpret_cast<const uint8_t*>(frontend_text.data()), frontend_text.size()), &error);
+  const auto frontend = ParseFrontend(
+      ByteView(reinterpret_cast<const uint8_t*>(frontend_text.data()), frontend_text.size()),
+      &error);
   ASSERT_TRUE(frontend) << error;
   const Ir ir = Decode(doc);
   EXPECT_FALSE(Execute(ir, *frontend, ExecuteOptions{7}).first_mismatch);

@@ -16,10 +16,10 @@
 #include "conformance/gemini/generate.h"
 #include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/simulate.h"
-#include "validators/gemini/decode.h"
-#include "validators/core/text.h"
-#include "validators/gemini/gemini_format.h"
 #include "tests/support/describe.h"
+#include "validators/core/text.h"
+#include "validators/gemini/decode.h"
+#include "validators/gemini/gemini_format.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -37,7 +37,9 @@ std::optional<Generated> Generate(const GenerateOptions& options) {
   return Generated{ir.str(), frontend.str()};
 }
 
-ByteView View(const std::string& text) { return ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()); }
+ByteView View(const std::string& text) {
+  return ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+}
 
 Frontend ParseFrontendText(const std::string& text) {
   std::string error;
@@ -48,7 +50,8 @@ Frontend ParseFrontendText(const std::string& text) {
 
 // Validates with the frontend (strict profile); the decoded IR when it holds
 // no blocking diagnostic.
-std::optional<Ir> ValidateStrict(const std::string& ir, const Frontend& frontend, DiagnosticSink& sink) {
+std::optional<Ir> ValidateStrict(const std::string& ir, const Frontend& frontend,
+                                 DiagnosticSink& sink) {
   auto decoded = DecodeAndValidate(View(ir), ValidateContext{}, &frontend, sink);
   if (!decoded || sink.blocking_count() != 0) return std::nullopt;
   return decoded;
@@ -102,7 +105,8 @@ std::optional<std::string> SplitResidual(const Ir& ir) {
     std::map<int64_t, std::pair<size_t, size_t>> readers;  // transfer -> first, last position
     for (size_t i = 0; i < core.workloads.size(); ++i) {
       for (const Ifmap& f : core.workloads[i].ifmaps) {
-        for (const int64_t id : f.transfer_ids) readers.try_emplace(id, i, i).first->second.second = i;
+        for (const int64_t id : f.transfer_ids)
+          readers.try_emplace(id, i, i).first->second.second = i;
       }
     }
     for (const auto& [id, span] : readers) {
@@ -116,13 +120,13 @@ std::optional<std::string> SplitResidual(const Ir& ir) {
           }
         }
         if (carriers.size() != 1) {
-          return Str("core ", core.id, " workload ", w.id, ": transfer ", id, " is held by ", carriers.size(),
-                     " tensors; expected 1");
+          return Str("core ", core.id, " workload ", w.id, ": transfer ", id, " is held by ",
+                     carriers.size(), " tensors; expected 1");
         }
         if (holder && *holder != carriers[0]) {
-          return Str("core ", core.id, " workload ", w.id, ": transfer ", id, " is held by tensor ", carriers[0].first,
-                     " at ", carriers[0].second, "; expected tensor ", holder->first, " at ", holder->second,
-                     " as in the snapshot before");
+          return Str("core ", core.id, " workload ", w.id, ": transfer ", id, " is held by tensor ",
+                     carriers[0].first, " at ", carriers[0].second, "; expected tensor ",
+                     holder->first, " at ", holder->second, " as in the snapshot before");
         }
         holder = carriers[0];
       }
@@ -152,8 +156,8 @@ std::optional<std::string> ConformanceProblem(const Generated& generated, uint64
   for (const ExecuteOptions& options : {ExecuteOptions{seed}, L2Options(seed)}) {
     const Execution run = Execute(*ir, *frontend, options);
     if (run.first_mismatch) {
-      return Str(options.l2_addressed ? "L2-addressed " : "", "mismatch at workload ", run.first_mismatch->workload_id,
-                 " ", run.first_mismatch->layer);
+      return Str(options.l2_addressed ? "L2-addressed " : "", "mismatch at workload ",
+                 run.first_mismatch->workload_id, " ", run.first_mismatch->layer);
     }
     if (!run.skipped_layers.empty()) return "layers skipped: " + run.skipped_layers.front();
   }
@@ -185,8 +189,9 @@ TEST(GeminiGenerate, DescribedNetwork) {
 // Networks of each kind alone and in the combinations that keep a tensor
 // live across workloads (an add after an add re-reads the conv before both).
 TEST(GeminiGenerate, EachLayerKindConforms) {
-  for (const char* description : {"pool", "avgpool,pool", "fc", "conv,fc", "pool,fc", "conv,conv,add", "conv,pool,add,add",
-                                  "conv,conv,add,conv,add,fc"}) {
+  for (const char* description :
+       {"pool", "avgpool,pool", "fc", "conv,fc", "pool,fc", "conv,conv,add", "conv,pool,add,add",
+        "conv,conv,add,conv,add,fc"}) {
     std::string error;
     const auto kinds = ParseLayers(description, &error);
     ASSERT_TRUE(kinds) << description << ": " << error;
@@ -228,7 +233,8 @@ TEST(GeminiGenerate, ResidualIsKeptNotReloaded) {
     EXPECT_TRUE(kept->value("cur_wl_ifmap", false));
     bool held_before = false;
     for (const json& entry : conv["buffer"]) {
-      held_before |= entry["tensor_id"] == (*kept)["tensor_id"] && entry["address"] == (*kept)["address"];
+      held_before |=
+          entry["tensor_id"] == (*kept)["tensor_id"] && entry["address"] == (*kept)["address"];
     }
     EXPECT_TRUE(held_before) << "core " << core;
   }
@@ -296,10 +302,13 @@ RC_GTEST_PROP(GeminiGenerate, MixedNetworksConform, ()) {
   bounds.mesh_x = *rc::gen::inRange(1, 3);
   bounds.mesh_y = *rc::gen::inRange(1, 3);
   bounds.buffer = 1 << 20;
-  const GenerateOptions options = RandomizeOptions(bounds, *rc::gen::inRange<uint64_t>(0, 1u << 30));
+  const GenerateOptions options =
+      RandomizeOptions(bounds, *rc::gen::inRange<uint64_t>(0, 1u << 30));
   const auto generated = Generate(options);
   RC_PRE(generated.has_value());
-  RC_CLASSIFY(std::find(options.kinds.begin(), options.kinds.end(), LayerKind::kAdd) != options.kinds.end(), "add");
+  RC_CLASSIFY(
+      std::find(options.kinds.begin(), options.kinds.end(), LayerKind::kAdd) != options.kinds.end(),
+      "add");
   RC_CLASSIFY(options.kinds.back() == LayerKind::kFc, "fc");
   if (const auto problem = ConformanceProblem(*generated, options.seed)) RC_FAIL(*problem);
 }
@@ -330,8 +339,10 @@ void Mutate(json& ir, Mutation kind, uint64_t pick) {
       w["buffer"][1]["address"] = w["buffer"][1]["address"].get<int64_t>() - 8;
       break;
     case Mutation::kSwapWorkloads:
-      if (core.size() > 1) std::swap(core[0], core[1]);
-      else w["workload_id"] = 1;
+      if (core.size() > 1)
+        std::swap(core[0], core[1]);
+      else
+        w["workload_id"] = 1;
       break;
   }
 }

@@ -13,45 +13,60 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <rapidcheck/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace accelcheck::gemini {
 namespace {
 
 using nlohmann::json;
 
-ByteView View(const std::string& text) { return {reinterpret_cast<const uint8_t*>(text.data()), text.size()}; }
+ByteView View(const std::string& text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
 
 // ---- Random documents --------------------------------------------------------
 
 std::string RandomKey(std::mt19937_64& rng) {
-  static const char* const kKeys[] = {"lower", "upper", "size", "transfer_id", "a/b", "x~y", "tile_num_10", "é", ""};
+  static const char* const kKeys[] = {"lower",       "upper", "size", "transfer_id", "a/b", "x~y",
+                                      "tile_num_10", "é",     ""};
   return kKeys[rng() % std::size(kKeys)];
 }
 
 json RandomNumber(std::mt19937_64& rng) {
   switch (rng() % 6) {
-    case 0: return static_cast<int64_t>(rng() % 1000);
-    case 1: return -static_cast<int64_t>(rng() % 100000);
-    case 2: return static_cast<int64_t>(rng());  // any int64, up to 19 digits
-    case 3: return static_cast<double>(rng() % 100000) / 8;  // short decimals
-    case 4: return std::ldexp(static_cast<double>(rng() % (uint64_t{1} << 53)), static_cast<int>(rng() % 200) - 100);
-    default: return static_cast<double>(static_cast<int64_t>(rng() % 2000) - 1000) / 1000;
+    case 0:
+      return static_cast<int64_t>(rng() % 1000);
+    case 1:
+      return -static_cast<int64_t>(rng() % 100000);
+    case 2:
+      return static_cast<int64_t>(rng());  // any int64, up to 19 digits
+    case 3:
+      return static_cast<double>(rng() % 100000) / 8;  // short decimals
+    case 4:
+      return std::ldexp(static_cast<double>(rng() % (uint64_t{1} << 53)),
+                        static_cast<int>(rng() % 200) - 100);
+    default:
+      return static_cast<double>(static_cast<int64_t>(rng() % 2000) - 1000) / 1000;
   }
 }
 
 json RandomValue(std::mt19937_64& rng, int depth) {
   const int kind = depth >= 4 ? static_cast<int>(rng() % 4) : static_cast<int>(rng() % 7);
   switch (kind) {
-    case 0: return RandomNumber(rng);
-    case 1: return RandomKey(rng);
-    case 2: return rng() % 2 == 0;
-    case 3: return nullptr;
+    case 0:
+      return RandomNumber(rng);
+    case 1:
+      return RandomKey(rng);
+    case 2:
+      return rng() % 2 == 0;
+    case 3:
+      return nullptr;
     case 4: {  // integer lists, the shape the fast paths read
       json list = json::array();
       const size_t n = rng() % 6;
-      for (size_t i = 0; i < n; ++i) list.push_back(rng() % 8 == 0 ? RandomNumber(rng) : json(rng() % 600));
+      for (size_t i = 0; i < n; ++i)
+        list.push_back(rng() % 8 == 0 ? RandomNumber(rng) : json(rng() % 600));
       return list;
     }
     case 5: {
@@ -143,27 +158,34 @@ class Writer {
 // fast path consumed nothing.
 class Walker {
  public:
-  Walker(JsonReader* reader, const std::vector<std::vector<std::string>>* key_orders, std::mt19937_64* rng)
+  Walker(JsonReader* reader, const std::vector<std::vector<std::string>>* key_orders,
+         std::mt19937_64* rng)
       : reader_(*reader), key_orders_(*key_orders), rng_(*rng) {}
 
   json Value() {
     switch (reader_.Peek()) {
-      case JsonKind::kObject: return Object();
-      case JsonKind::kArray: return Array();
+      case JsonKind::kObject:
+        return Object();
+      case JsonKind::kArray:
+        return Array();
       case JsonKind::kString: {
         std::string_view s;
         RC_ASSERT(reader_.ReadString(&s));
         return std::string(s);
       }
-      case JsonKind::kNumber: return Number();
+      case JsonKind::kNumber:
+        return Number();
       case JsonKind::kTrue:
       case JsonKind::kFalse: {
         bool b = false;
         RC_ASSERT(reader_.ReadBool(&b));
         return b;
       }
-      case JsonKind::kNull: RC_ASSERT(reader_.ReadNull()); return nullptr;
-      case JsonKind::kInvalid: break;
+      case JsonKind::kNull:
+        RC_ASSERT(reader_.ReadNull());
+        return nullptr;
+      case JsonKind::kInvalid:
+        break;
     }
     RC_FAIL("unexpected invalid value at " + std::to_string(reader_.offset()));
   }
@@ -277,7 +299,8 @@ RC_GTEST_PROP(GeminiJsonReader, ShortDecimalsRoundAsStrtod, ()) {
   const uint64_t mantissa = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 53);
   std::string digits = std::to_string(mantissa);
   const size_t point = *rc::gen::inRange<size_t>(1, digits.size() + 1);
-  std::string text = digits.substr(0, point) + "." + (point < digits.size() ? digits.substr(point) : "5");
+  std::string text =
+      digits.substr(0, point) + "." + (point < digits.size() ? digits.substr(point) : "5");
   if (*rc::gen::arbitrary<bool>()) text = "-" + text;
   JsonReader reader(View(text), 4);
   JsonNumber number;
@@ -298,8 +321,8 @@ TEST(GeminiJsonReader, IntegerFastPathStopsWhereTheGeneralPathDecides) {
   const Case cases[] = {
       {"0", true, true, true, 0},
       {"-0", true, true, true, 0},
-      {"12345678901234567", true, true, true, 12345678901234567},           // 17 digits
-      {"123456789012345678", false, true, true, 123456789012345678},        // 18 digits: general path
+      {"12345678901234567", true, true, true, 12345678901234567},     // 17 digits
+      {"123456789012345678", false, true, true, 123456789012345678},  // 18 digits: general path
       {"9223372036854775807", false, true, true, INT64_MAX},
       {"-9223372036854775808", false, true, true, INT64_MIN},
       {"9223372036854775808", false, true, false, 0},
@@ -343,15 +366,17 @@ TEST(GeminiJsonReader, LeadingZerosAndBareSignsAreSyntaxErrorsOnEveryPath) {
 }
 
 TEST(GeminiJsonReader, ListFastPathsDeclineWithoutConsuming) {
-  for (const std::string text : {"[1,2,3]", "[1,2,3,4,5]", "[1,2,3,\"4\"]", "[1,2,3,4.5]", "[1,2,3,4", "[1,,2,3,4]", "{}"}) {
+  for (const std::string text :
+       {"[1,2,3]", "[1,2,3,4,5]", "[1,2,3,\"4\"]", "[1,2,3,4.5]", "[1,2,3,4", "[1,,2,3,4]", "{}"}) {
     JsonReader reader(View(text), 4);
     int64_t four[4];
     EXPECT_FALSE(reader.TryReadInts(four, 4)) << text;
     EXPECT_EQ(reader.offset(), 0u) << text;
   }
   const std::string padding(200, ' ');
-  for (const std::string text : {"[1,2,3]", "[1,2,3,4,5]", "[1,2,-3,012]", "[1,2,3,1234567890123456789]", "[1,2,3,4 ]",
-                                 "[1,2,3,4.5]", "[1,2,3,-]"}) {
+  for (const std::string text :
+       {"[1,2,3]", "[1,2,3,4,5]", "[1,2,-3,012]", "[1,2,3,1234567890123456789]", "[1,2,3,4 ]",
+        "[1,2,3,4.5]", "[1,2,3,-]"}) {
     JsonReader reader(View(text + padding), 4);  // far from the end: the compact scanner
     int64_t four[4];
     EXPECT_FALSE(reader.TryReadInts(four, 4)) << text;

@@ -9,12 +9,12 @@
 
 #include "conformance/gemini/cases.h"
 #include "tests/gemini/fixture.h"
-#include "validators/gemini/gemini_format.h"
-#include "validators/gemini/decode.h"
-#include "validators/gemini/rules.h"
-#include "validators/gemini/validate.h"
 #include "tests/support/describe.h"
 #include "tests/support/temp.h"
+#include "validators/gemini/decode.h"
+#include "validators/gemini/gemini_format.h"
+#include "validators/gemini/rules.h"
+#include "validators/gemini/validate.h"
 
 namespace accelcheck::gemini {
 namespace {
@@ -32,7 +32,8 @@ std::string FrontendPath() {
   return path;
 }
 
-DiagnosticSink ValidateText(const std::string& text, bool with_frontend = true, bool strict = false) {
+DiagnosticSink ValidateText(const std::string& text, bool with_frontend = true,
+                            bool strict = false) {
   DiagnosticSink sink(Profile{strict, false, 0}, "example.json");
   const InputBuffer input =
       InputBuffer::Copy(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
@@ -65,9 +66,11 @@ TEST(GeminiRules, EveryRuleHasAConformanceCase) {
 
 TEST(GeminiRules, TheFormatDetectsTheExample) {
   const std::string text = ExampleIr().dump(3);
-  EXPECT_TRUE(GeminiFormat().Detect(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+  EXPECT_TRUE(
+      GeminiFormat().Detect(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
   const std::string other = R"({"name": "not an IR"})";
-  EXPECT_FALSE(GeminiFormat().Detect(ByteView(reinterpret_cast<const uint8_t*>(other.data()), other.size())));
+  EXPECT_FALSE(GeminiFormat().Detect(
+      ByteView(reinterpret_cast<const uint8_t*>(other.data()), other.size())));
 }
 
 struct Case {
@@ -89,7 +92,8 @@ void Expect(const Case& c, const std::string& text, bool with_frontend = true) {
       EXPECT_TRUE(d.location.offset.has_value()) << d.message;
     }
   }
-  EXPECT_TRUE(found) << "expected " << c.rule->id << " at " << c.path << ", got:\n" << Describe(sink);
+  EXPECT_TRUE(found) << "expected " << c.rule->id << " at " << c.path << ", got:\n"
+                     << Describe(sink);
 }
 
 void ExpectMutation(const Case& c, bool with_frontend = true) {
@@ -116,17 +120,26 @@ TEST(GeminiRules, Decoding) {
   Expect({&rules::kJsonSyntax, nullptr, "/0/"}, ExampleIr().dump(3).substr(0, 9000));
   Expect({&rules::kJsonSyntax, nullptr, ""}, ExampleIr().dump() + " x");
   std::string duplicate = ExampleIr().dump();
-  duplicate.replace(duplicate.find("\"buffersize\":4096"), 17, "\"buffersize\":4096,\"buffersize\":4096");
+  duplicate.replace(duplicate.find("\"buffersize\":4096"), 17,
+                    "\"buffersize\":4096,\"buffersize\":4096");
   Expect({&rules::kJsonDuplicateKey, nullptr, "/buffersize"}, duplicate);
-  ExpectMutation({&rules::kJsonNumberRange, [](json& ir) { ir["buffersize"] = 4096.5; }, "/buffersize"});
+  ExpectMutation(
+      {&rules::kJsonNumberRange, [](json& ir) { ir["buffersize"] = 4096.5; }, "/buffersize"});
   std::string huge = ExampleIr().dump();
   huge.replace(huge.find("\"xlen\":1"), 8, "\"xlen\":99999999999999999999");
   Expect({&rules::kJsonNumberRange, nullptr, "/xlen"}, huge);
   ExpectMutation({&rules::kSchemaType, [](json& ir) { Conv(ir)["time"] = "100"; }, "/0/0/time"});
-  ExpectMutation({&rules::kSchemaType, [](json& ir) { Conv(ir)["ifmap"][0]["lower"] = json::array({0, 0, 0}); }, "/0/0/ifmap/0/lower"});
-  ExpectMutation({&rules::kSchemaMissingKey, [](json& ir) { Conv(ir).erase("ofmap_size"); }, "/0/0"});
-  ExpectMutation({&rules::kSchemaUnknownKey, [](json& ir) { Conv(ir)["colour"] = 1; }, "/0/0/colour"});
-  ExpectMutation({&rules::kSchemaEnum, [](json& ir) { Conv(ir)["buffer"][0]["type"] = "bias"; }, "/0/0/buffer/0/type"});
+  ExpectMutation({&rules::kSchemaType,
+                  [](json& ir) {
+                    Conv(ir)["ifmap"][0]["lower"] = json::array({0, 0, 0});
+                  },
+                  "/0/0/ifmap/0/lower"});
+  ExpectMutation(
+      {&rules::kSchemaMissingKey, [](json& ir) { Conv(ir).erase("ofmap_size"); }, "/0/0"});
+  ExpectMutation(
+      {&rules::kSchemaUnknownKey, [](json& ir) { Conv(ir)["colour"] = 1; }, "/0/0/colour"});
+  ExpectMutation({&rules::kSchemaEnum, [](json& ir) { Conv(ir)["buffer"][0]["type"] = "bias"; },
+                  "/0/0/buffer/0/type"});
 }
 
 TEST(GeminiRules, DepthLimit) {
@@ -141,22 +154,41 @@ TEST(GeminiRules, DepthLimit) {
 TEST(GeminiRules, TopLevelAndStructure) {
   ExpectMutation({&rules::kTopKeys, [](json& ir) { ir["cores"] = 1; }, "/cores"});
   ExpectMutation({&rules::kTopKeys, [](json& ir) { ir.erase("top_batch_cut"); }, ""});
-  ExpectMutation({&rules::kTopCoreRange, [](json& ir) { ir["1"] = ir["0"]; ir.erase("0"); }, "/1"});
+  ExpectMutation({&rules::kTopCoreRange,
+                  [](json& ir) {
+                    ir["1"] = ir["0"];
+                    ir.erase("0");
+                  },
+                  "/1"});
   ExpectMutation({&rules::kTopParams, [](json& ir) { ir["top_batch_cut"] = 0; }, "/top_batch_cut"});
-  ExpectMutation({&rules::kWorkloadBufferKey, [](json& ir) { Pool(ir).erase("wl0_buffer"); }, "/0/1"});
-  ExpectMutation({&rules::kWorkloadBufferKey, [](json& ir) { Pool(ir)["wl1_buffer"] = nullptr; }, "/0/1"});
-  ExpectMutation({&rules::kWorkloadWl1Dialect, [](json& ir) { Pool(ir)["wl1_buffer"] = nullptr; Pool(ir).erase("wl0_buffer"); }, "/0/1/wl1_buffer"});
-  ExpectMutation({&rules::kRangeOrder, [](json& ir) { Conv(ir)["ifmap"][0]["lower"] = testing::Range4(0, 9, 0, 0); }, "/0/0/ifmap/0"});
+  ExpectMutation(
+      {&rules::kWorkloadBufferKey, [](json& ir) { Pool(ir).erase("wl0_buffer"); }, "/0/1"});
+  ExpectMutation(
+      {&rules::kWorkloadBufferKey, [](json& ir) { Pool(ir)["wl1_buffer"] = nullptr; }, "/0/1"});
+  ExpectMutation({&rules::kWorkloadWl1Dialect,
+                  [](json& ir) {
+                    Pool(ir)["wl1_buffer"] = nullptr;
+                    Pool(ir).erase("wl0_buffer");
+                  },
+                  "/0/1/wl1_buffer"});
+  ExpectMutation({&rules::kRangeOrder,
+                  [](json& ir) { Conv(ir)["ifmap"][0]["lower"] = testing::Range4(0, 9, 0, 0); },
+                  "/0/0/ifmap/0"});
   ExpectMutation({&rules::kWorkloadWeight, [](json& ir) { Conv(ir).erase("weight"); }, "/0/0"});
-  ExpectMutation({&rules::kFrontendLayer, [](json& ir) { Pool(ir)["layer_name"] = "Pool_9"; }, "/0/1/layer_name"});
-  ExpectMutation({&rules::kFrontendLayerType, [](json& ir) { Pool(ir)["layer_type"] = "pe"; }, "/0/1/layer_type"});
-  ExpectMutation({&rules::kWorkloadOrder, [](json& ir) { Pool(ir)["workload_id"] = 0; }, "/0/1/workload_id"});
-  ExpectMutation({&rules::kWorkloadContiguous, [](json& ir) { Pool(ir)["workload_id"] = 5; }, "/0"});
+  ExpectMutation({&rules::kFrontendLayer, [](json& ir) { Pool(ir)["layer_name"] = "Pool_9"; },
+                  "/0/1/layer_name"});
+  ExpectMutation({&rules::kFrontendLayerType, [](json& ir) { Pool(ir)["layer_type"] = "pe"; },
+                  "/0/1/layer_type"});
+  ExpectMutation(
+      {&rules::kWorkloadOrder, [](json& ir) { Pool(ir)["workload_id"] = 0; }, "/0/1/workload_id"});
+  ExpectMutation(
+      {&rules::kWorkloadContiguous, [](json& ir) { Pool(ir)["workload_id"] = 5; }, "/0"});
 }
 
 // I-S2: one batch of 1 cannot be cut into 2 groups.
 TEST(GeminiRules, BatchCut) {
-  ExpectOnly({&rules::kTopBatchCut, [](json& ir) { ir["top_batch_cut"] = 2; }, "/top_batch_cut"}, false);
+  ExpectOnly({&rules::kTopBatchCut, [](json& ir) { ir["top_batch_cut"] = 2; }, "/top_batch_cut"},
+             false);
 }
 
 // I-W4 from the IR alone: the conv's tiles read rows [0,2] (padding 1 above)
@@ -164,18 +196,36 @@ TEST(GeminiRules, BatchCut) {
 // stride 1. The frontend check covers known layers, so these run without it.
 TEST(GeminiRules, TileWindowWithoutTheFrontend) {
   // The second tile starts a row later: its window moves by 3 rows for 2.
-  ExpectOnly({&rules::kTileWindow, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["ifmap_lower"] = testing::Range4(0, 0, 2, 0); },
-              "/0/0/tile_info/tile_num_1"}, false);
+  ExpectOnly({&rules::kTileWindow,
+              [](json& ir) {
+                Conv(ir)["tile_info"]["tile_num_1"]["ifmap_lower"] = testing::Range4(0, 0, 2, 0);
+              },
+              "/0/0/tile_info/tile_num_1"},
+             false);
   // One row more at the bottom: a stride 1 window of 4 rows for tile 1 and of
   // 3 for tile 0.
-  ExpectOnly({&rules::kTileWindow, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["tile_padding_tblr"] = json::array({0, 2, 1, 1}); },
-              "/0/0/tile_info/tile_num_1"}, false);
+  ExpectOnly(
+      {&rules::kTileWindow,
+       [](json& ir) {
+         Conv(ir)["tile_info"]["tile_num_1"]["tile_padding_tblr"] = json::array({0, 2, 1, 1});
+       },
+       "/0/0/tile_info/tile_num_1"},
+      false);
   // Padding above rows that do not start at 0.
-  ExpectOnly({&rules::kTileWindow, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["tile_padding_tblr"] = json::array({1, 1, 1, 1}); },
-              "/0/0/tile_info/tile_num_1"}, false);
+  ExpectOnly(
+      {&rules::kTileWindow,
+       [](json& ir) {
+         Conv(ir)["tile_info"]["tile_num_1"]["tile_padding_tblr"] = json::array({1, 1, 1, 1});
+       },
+       "/0/0/tile_info/tile_num_1"},
+      false);
   // Pool channels 2..7 for ofmap channels 0..7.
-  ExpectOnly({&rules::kTileWindow, [](json& ir) { Pool(ir)["tile_info"]["tile_num_0"]["ifmap_lower"] = testing::Range4(0, 2, 0, 0); },
-              "/0/1/tile_info/tile_num_0"}, false);
+  ExpectOnly({&rules::kTileWindow,
+              [](json& ir) {
+                Pool(ir)["tile_info"]["tile_num_0"]["ifmap_lower"] = testing::Range4(0, 2, 0, 0);
+              },
+              "/0/1/tile_info/tile_num_0"},
+             false);
   // The frontend's receptive-field rule reports the same change instead.
   const DiagnosticSink sink = [] {
     json ir = ExampleIr();
@@ -223,97 +273,210 @@ TEST(GeminiRules, ARepeatedTileKeyIsReportedWhereItRepeats) {
 }
 
 TEST(GeminiRules, Tiles) {
-  ExpectMutation({&rules::kTileKeys, [](json& ir) {
+  ExpectMutation({&rules::kTileKeys,
+                  [](json& ir) {
                     Conv(ir)["tile_info"]["tile_num_2"] = Conv(ir)["tile_info"]["tile_num_1"];
                     Conv(ir)["tile_info"].erase("tile_num_1");
-                  }, "/0/0/tile_info"});
-  ExpectMutation({&rules::kTilePartition, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["ofmap_lower"] = testing::Range4(0, 0, 1, 0); }, "/0/0/tile_info/tile_num_1"});
-  ExpectMutation({&rules::kTileReceptiveField, [](json& ir) { Conv(ir)["tile_info"]["tile_num_1"]["ifmap_lower"] = testing::Range4(0, 0, 2, 0); }, "/0/0/tile_info/tile_num_1"});
-  ExpectMutation({&rules::kTilePadding, [](json& ir) { Conv(ir)["tile_info"]["tile_num_0"]["tile_padding_tblr"] = json::array({0, 0, 1, 1}); }, "/0/0/tile_info/tile_num_0"});
-  ExpectMutation({&rules::kTileMiniTile, [](json& ir) { Conv(ir)["tile_info"]["tile_num_0"]["act_mini_tile"] = testing::Range4(1, 1, 5, 6); }, "/0/0/tile_info/tile_num_0"});
-  ExpectMutation({&rules::kTileMiniTile, [](json& ir) { Conv(ir)["tile_info"]["tile_num_0"]["loop_order"] = "KNHH"; }, "/0/0/tile_info/tile_num_0"});
-  ExpectMutation({&rules::kWorkloadShape, [](json& ir) {
+                  },
+                  "/0/0/tile_info"});
+  ExpectMutation({&rules::kTilePartition,
+                  [](json& ir) {
+                    Conv(ir)["tile_info"]["tile_num_1"]["ofmap_lower"] =
+                        testing::Range4(0, 0, 1, 0);
+                  },
+                  "/0/0/tile_info/tile_num_1"});
+  ExpectMutation({&rules::kTileReceptiveField,
+                  [](json& ir) {
+                    Conv(ir)["tile_info"]["tile_num_1"]["ifmap_lower"] =
+                        testing::Range4(0, 0, 2, 0);
+                  },
+                  "/0/0/tile_info/tile_num_1"});
+  ExpectMutation(
+      {&rules::kTilePadding,
+       [](json& ir) {
+         Conv(ir)["tile_info"]["tile_num_0"]["tile_padding_tblr"] = json::array({0, 0, 1, 1});
+       },
+       "/0/0/tile_info/tile_num_0"});
+  ExpectMutation({&rules::kTileMiniTile,
+                  [](json& ir) {
+                    Conv(ir)["tile_info"]["tile_num_0"]["act_mini_tile"] =
+                        testing::Range4(1, 1, 5, 6);
+                  },
+                  "/0/0/tile_info/tile_num_0"});
+  ExpectMutation({&rules::kTileMiniTile,
+                  [](json& ir) { Conv(ir)["tile_info"]["tile_num_0"]["loop_order"] = "KNHH"; },
+                  "/0/0/tile_info/tile_num_0"});
+  ExpectMutation({&rules::kWorkloadShape,
+                  [](json& ir) {
                     // A pool workload reaching row 2 of a 2-row output.
                     Pool(ir)["workload"][1] = testing::Range4(0, 7, 2, 1);
-                  }, "/0/1/workload"});
+                  },
+                  "/0/1/workload"});
   ExpectMutation({&rules::kWorkloadTime, [](json& ir) { Pool(ir)["time"] = -1; }, "/0/1/time"});
 }
 
 TEST(GeminiRules, Sizes) {
-  ExpectMutation({&rules::kSizeLayout, [](json& ir) { Conv(ir)["ifmap"][0]["align"] = 4; }, "/0/0/ifmap/0"});
-  ExpectMutation({&rules::kSizeFmap, [](json& ir) { Conv(ir)["ifmap"][0]["size"] = 136; }, "/0/0/ifmap/0/size"});
-  ExpectMutation({&rules::kSizeWeight, [](json& ir) { Conv(ir)["weight"]["size"] = 576; }, "/0/0/weight/size"});
-  ExpectMutation({&rules::kSizeOfmap, [](json& ir) { Pool(ir)["ofmap_size"] = 40; }, "/0/1/ofmap/0/size"});
-  ExpectMutation({&rules::kSizeExtent, [](json& ir) { Pool(ir)["ofmap"][0]["upper"] = testing::Range4(0, 7, 1, 0); }, "/0/1/ofmap/0"});
+  ExpectMutation(
+      {&rules::kSizeLayout, [](json& ir) { Conv(ir)["ifmap"][0]["align"] = 4; }, "/0/0/ifmap/0"});
+  ExpectMutation({&rules::kSizeFmap, [](json& ir) { Conv(ir)["ifmap"][0]["size"] = 136; },
+                  "/0/0/ifmap/0/size"});
+  ExpectMutation({&rules::kSizeWeight, [](json& ir) { Conv(ir)["weight"]["size"] = 576; },
+                  "/0/0/weight/size"});
+  ExpectMutation(
+      {&rules::kSizeOfmap, [](json& ir) { Pool(ir)["ofmap_size"] = 40; }, "/0/1/ofmap/0/size"});
+  ExpectMutation({&rules::kSizeExtent,
+                  [](json& ir) { Pool(ir)["ofmap"][0]["upper"] = testing::Range4(0, 7, 1, 0); },
+                  "/0/1/ofmap/0"});
 }
 
 TEST(GeminiRules, Transfers) {
-  ExpectMutation({&rules::kTransferUnique, [](json& ir) { ir["-1"]["out"][1]["transfer_id"] = 0; }, "/-1/out/1/transfer_id"});
-  ExpectMutation({&rules::kTransferDramIn, [](json& ir) { ir["-1"]["in"][0]["upper"] = testing::Range4(0, 7, 1, 0); }, "/-1/in/0"});
-  ExpectMutation({&rules::kTransferDramIn, [](json& ir) { ir["-1"]["in"] = json::array(); }, "/0/1/ofmap/0"});
-  ExpectMutation({&rules::kTransferRelated, [](json& ir) { ir["-1"]["in"][0]["related_ofmap"] = json::array({0}); }, "/-1/in/0/related_ofmap"});
-  ExpectMutation({&rules::kTransferCoverage, [](json& ir) {
+  ExpectMutation({&rules::kTransferUnique, [](json& ir) { ir["-1"]["out"][1]["transfer_id"] = 0; },
+                  "/-1/out/1/transfer_id"});
+  ExpectMutation({&rules::kTransferDramIn,
+                  [](json& ir) { ir["-1"]["in"][0]["upper"] = testing::Range4(0, 7, 1, 0); },
+                  "/-1/in/0"});
+  ExpectMutation(
+      {&rules::kTransferDramIn, [](json& ir) { ir["-1"]["in"] = json::array(); }, "/0/1/ofmap/0"});
+  ExpectMutation({&rules::kTransferRelated,
+                  [](json& ir) { ir["-1"]["in"][0]["related_ofmap"] = json::array({0}); },
+                  "/-1/in/0/related_ofmap"});
+  ExpectMutation({&rules::kTransferCoverage,
+                  [](json& ir) {
                     ir["-1"]["in"][0]["related_ofmap"] = json::array({0});
                     ir["-1"]["out"][0]["related_ifmap"] = json::array({3});
-                  }, "/-1/out/0"});
-  ExpectMutation({&rules::kTransferProduced, [](json& ir) { Pool(ir)["ifmap"][0]["transfer_id"] = json::array({7}); }, "/0/1/ifmap/0/transfer_id"});
-  ExpectMutation({&rules::kTransferDestination, [](json& ir) { ir["-1"]["out"][0]["destination"][0]["workload_id"] = 4; }, "/-1/out/0/destination/0"});
-  ExpectMutation({&rules::kTransferDelivery, [](json& ir) {
-                    ir["-1"]["out"][0]["destination"].push_back({{"core_id", 0}, {"layer_name", "Pool_1"}, {"type", "core"}, {"workload_id", 1}});
-                  }, "/-1/out/0/destination/1"});
+                  },
+                  "/-1/out/0"});
+  ExpectMutation({&rules::kTransferProduced,
+                  [](json& ir) { Pool(ir)["ifmap"][0]["transfer_id"] = json::array({7}); },
+                  "/0/1/ifmap/0/transfer_id"});
+  ExpectMutation({&rules::kTransferDestination,
+                  [](json& ir) { ir["-1"]["out"][0]["destination"][0]["workload_id"] = 4; },
+                  "/-1/out/0/destination/0"});
+  ExpectMutation(
+      {&rules::kTransferDelivery,
+       [](json& ir) {
+         ir["-1"]["out"][0]["destination"].push_back(
+             {{"core_id", 0}, {"layer_name", "Pool_1"}, {"type", "core"}, {"workload_id", 1}});
+       },
+       "/-1/out/0/destination/1"});
   // Workload 0 holds its own output tensor (from its snapshot on) but does not read it.
-  ExpectMutation({&rules::kTransferUnreadDestination, [](json& ir) {
-                    Conv(ir)["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
-                  }, "/0/0/ofmap/0/destination/1"});
-  ExpectMutation({&rules::kTransferConsumerListed, [](json& ir) { Conv(ir)["ofmap"][0]["destination"][0]["workload_id"] = 0; }, "/0/1/ifmap/0/transfer_id"});
+  ExpectMutation({&rules::kTransferUnreadDestination,
+                  [](json& ir) {
+                    Conv(ir)["ofmap"][0]["destination"].push_back(
+                        {{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+                  },
+                  "/0/0/ofmap/0/destination/1"});
+  ExpectMutation({&rules::kTransferConsumerListed,
+                  [](json& ir) { Conv(ir)["ofmap"][0]["destination"][0]["workload_id"] = 0; },
+                  "/0/1/ifmap/0/transfer_id"});
 }
 
 TEST(GeminiRules, Causality) {
   json ir = ExampleIr();
   // The conv's output is also sent to the conv itself, which has run.
-  Conv(ir)["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+  Conv(ir)["ofmap"][0]["destination"].push_back(
+      {{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
   const DiagnosticSink sink = ValidateText(ir.dump());
   EXPECT_TRUE(sink.Has(rules::kTransferCausality)) << Describe(sink);
   EXPECT_EQ(sink.error_count(), 0u) << Describe(sink);  // a warning by default
 }
 
 TEST(GeminiRules, Buffers) {
-  ExpectMutation({&rules::kBufferRegions, [](json& ir) { Conv(ir)["ring_buffer_info"] = json::array({json::array({0, 8192})}); }, "/0/0/ring_buffer_info"});
-  ExpectMutation({&rules::kBufferAddress, [](json& ir) { Conv(ir)["buffer"][2]["address"] = 4096; Pool(ir)["buffer"][0]["address"] = 4096; }, "/0/0/buffer/2/address"});
-  ExpectMutation({&rules::kBufferAlign, [](json& ir) { Conv(ir)["buffer"][2]["address"] = 1028; Pool(ir)["buffer"][0]["address"] = 1028; }, "/0/0/buffer/2"});
-  ExpectMutation({&rules::kBufferOverlap, [](json& ir) { Conv(ir)["buffer"][1]["address"] = 824; }, "/0/0/buffer/1"});
-  ExpectMutation({&rules::kBufferWrap, [](json& ir) { Conv(ir)["buffer"][2]["address"] = 4032; Pool(ir)["buffer"][0]["address"] = 4032; }, "/0/0/buffer/2"});
-  ExpectMutation({&rules::kBufferCapacity, [](json& ir) {
-                    for (json& w : ir["0"]) w["ring_buffer_info"] = json::array({json::array({0, 1032})});
-                  }, "/0/0/buffer"});
-  ExpectMutation({&rules::kBufferTensorId, [](json& ir) { Pool(ir)["buffer"][0]["address"] = 2048; }, "/0/1/buffer/0"});
-  ExpectMutation({&rules::kBufferNewlyAdded, [](json& ir) { Pool(ir)["buffer"][0]["newly_added"] = true; }, "/0/1/buffer/0/newly_added"});
-  ExpectMutation({&rules::kBufferCurWlIfmap, [](json& ir) { Conv(ir)["buffer"][1]["cur_wl_ifmap"] = false; }, "/0/0/ifmap/0"});
-  ExpectMutation({&rules::kBufferCurWlIfmap, [](json& ir) { Conv(ir)["buffer"][2]["cur_wl_ifmap"] = true; }, "/0/0/buffer/2/cur_wl_ifmap"});
-  ExpectMutation({&rules::kBufferSources, [](json& ir) { Conv(ir)["buffer"][1]["source"].push_back(Conv(ir)["buffer"][1]["source"][0]); }, "/0/0/buffer/1/source/1"});
-  ExpectMutation({&rules::kBufferSources, [](json& ir) { Conv(ir)["buffer"][1]["source"][0]["core_id"] = 0; }, "/0/0/buffer/1/source/0"});
-  ExpectMutation({&rules::kBufferLiveness, [](json& ir) { Conv(ir)["wl0_buffer"][0]["source"] = "DDR"; Conv(ir)["wl0_buffer"][0]["tensor_order"] = 3; }, "/0/0/weight"});
-  ExpectMutation({&rules::kBufferTensorOrder, [](json& ir) { Pool(ir)["buffer"][1]["tensor_order"] = 1; }, "/0/1/buffer/1/tensor_order"});
-  ExpectMutation({&rules::kBufferTensorOrder, [](json& ir) { for (json& w : ir["0"]) w["buffer"][w["buffer"].size() == 3 ? 2 : 0]["tensor_order"] = 7; }, "/0/0/buffer/2/tensor_order"});
-  ExpectMutation({&rules::kBufferOfmapEntry, [](json& ir) { Pool(ir)["buffer"][1]["layer_name"] = "Conv_0"; }, "/0/1/buffer/1/layer_name"});
-  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["size"] = 840; }, "/0/0/wl0_buffer/0/size"}, true);
-  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["address"] = -8; }, "/0/0/wl0_buffer/0"}, true);
-  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["size"] = 0; }, "/0/0/wl0_buffer/0"}, true);
-  ExpectMutation({&rules::kWl0Overlap, [](json& ir) {
+  ExpectMutation({&rules::kBufferRegions,
+                  [](json& ir) {
+                    Conv(ir)["ring_buffer_info"] = json::array({json::array({0, 8192})});
+                  },
+                  "/0/0/ring_buffer_info"});
+  ExpectMutation({&rules::kBufferAddress,
+                  [](json& ir) {
+                    Conv(ir)["buffer"][2]["address"] = 4096;
+                    Pool(ir)["buffer"][0]["address"] = 4096;
+                  },
+                  "/0/0/buffer/2/address"});
+  ExpectMutation({&rules::kBufferAlign,
+                  [](json& ir) {
+                    Conv(ir)["buffer"][2]["address"] = 1028;
+                    Pool(ir)["buffer"][0]["address"] = 1028;
+                  },
+                  "/0/0/buffer/2"});
+  ExpectMutation({&rules::kBufferOverlap, [](json& ir) { Conv(ir)["buffer"][1]["address"] = 824; },
+                  "/0/0/buffer/1"});
+  ExpectMutation({&rules::kBufferWrap,
+                  [](json& ir) {
+                    Conv(ir)["buffer"][2]["address"] = 4032;
+                    Pool(ir)["buffer"][0]["address"] = 4032;
+                  },
+                  "/0/0/buffer/2"});
+  ExpectMutation({&rules::kBufferCapacity,
+                  [](json& ir) {
+                    for (json& w : ir["0"])
+                      w["ring_buffer_info"] = json::array({json::array({0, 1032})});
+                  },
+                  "/0/0/buffer"});
+  ExpectMutation({&rules::kBufferTensorId,
+                  [](json& ir) { Pool(ir)["buffer"][0]["address"] = 2048; }, "/0/1/buffer/0"});
+  ExpectMutation({&rules::kBufferNewlyAdded,
+                  [](json& ir) { Pool(ir)["buffer"][0]["newly_added"] = true; },
+                  "/0/1/buffer/0/newly_added"});
+  ExpectMutation({&rules::kBufferCurWlIfmap,
+                  [](json& ir) { Conv(ir)["buffer"][1]["cur_wl_ifmap"] = false; }, "/0/0/ifmap/0"});
+  ExpectMutation({&rules::kBufferCurWlIfmap,
+                  [](json& ir) { Conv(ir)["buffer"][2]["cur_wl_ifmap"] = true; },
+                  "/0/0/buffer/2/cur_wl_ifmap"});
+  ExpectMutation({&rules::kBufferSources,
+                  [](json& ir) {
+                    Conv(ir)["buffer"][1]["source"].push_back(Conv(ir)["buffer"][1]["source"][0]);
+                  },
+                  "/0/0/buffer/1/source/1"});
+  ExpectMutation({&rules::kBufferSources,
+                  [](json& ir) { Conv(ir)["buffer"][1]["source"][0]["core_id"] = 0; },
+                  "/0/0/buffer/1/source/0"});
+  ExpectMutation({&rules::kBufferLiveness,
+                  [](json& ir) {
+                    Conv(ir)["wl0_buffer"][0]["source"] = "DDR";
+                    Conv(ir)["wl0_buffer"][0]["tensor_order"] = 3;
+                  },
+                  "/0/0/weight"});
+  ExpectMutation({&rules::kBufferTensorOrder,
+                  [](json& ir) { Pool(ir)["buffer"][1]["tensor_order"] = 1; },
+                  "/0/1/buffer/1/tensor_order"});
+  ExpectMutation({&rules::kBufferTensorOrder,
+                  [](json& ir) {
+                    for (json& w : ir["0"])
+                      w["buffer"][w["buffer"].size() == 3 ? 2 : 0]["tensor_order"] = 7;
+                  },
+                  "/0/0/buffer/2/tensor_order"});
+  ExpectMutation({&rules::kBufferOfmapEntry,
+                  [](json& ir) { Pool(ir)["buffer"][1]["layer_name"] = "Conv_0"; },
+                  "/0/1/buffer/1/layer_name"});
+  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["size"] = 840; },
+              "/0/0/wl0_buffer/0/size"},
+             true);
+  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["address"] = -8; },
+              "/0/0/wl0_buffer/0"},
+             true);
+  ExpectOnly({&rules::kWl0Capacity, [](json& ir) { Conv(ir)["wl0_buffer"][0]["size"] = 0; },
+              "/0/0/wl0_buffer/0"},
+             true);
+  ExpectMutation({&rules::kWl0Overlap,
+                  [](json& ir) {
                     json second = Conv(ir)["wl0_buffer"][0];
                     second["address"] = 800;
                     Conv(ir)["wl0_buffer"].push_back(second);
-                  }, "/0/0/wl0_buffer/1"});
+                  },
+                  "/0/0/wl0_buffer/1"});
 }
 
 // I-B8: the conv writes transfer 2 into tensor 2, already in its own
 // snapshot; the pool reads it from there.
 TEST(GeminiRules, ForwardedTensorLifetime) {
   // Held by another tensor in the reader's snapshot than in the producer's.
-  ExpectMutation({&rules::kBufferForwardLifetime, [](json& ir) {
+  ExpectMutation({&rules::kBufferForwardLifetime,
+                  [](json& ir) {
                     Pool(ir)["buffer"][0]["tensor_id"] = 4;
                     Pool(ir)["buffer"][0]["newly_added"] = true;
-                  }, "/0/1/buffer"});
+                  },
+                  "/0/1/buffer"});
 }
 
 TEST(GeminiRules, DeadlockReportsTheCycle) {
@@ -332,13 +495,31 @@ TEST(GeminiRules, DeadlockReportsTheCycle) {
   Conv(ir)["ofmap"][0]["destination"][0]["core_id"] = 1;
   Conv(ir)["ofmap"][0]["destination"][0]["workload_id"] = 0;
   const json pool_upper = testing::Range4(0, 7, 1, 1);
-  Conv(ir)["ifmap"].push_back({{"align", 8}, {"bitwidth", 8}, {"lower", testing::Zero()}, {"upper", pool_upper}, {"size", 32},
+  Conv(ir)["ifmap"].push_back({{"align", 8},
+                               {"bitwidth", 8},
+                               {"lower", testing::Zero()},
+                               {"upper", pool_upper},
+                               {"size", 32},
                                {"transfer_id", json::array({3})}});
-  Conv(ir)["buffer"].push_back({{"address", 2048}, {"align", 8}, {"bitwidth", 8}, {"cur_wl_ifmap", true}, {"lower", testing::Zero()},
-                                {"upper", pool_upper}, {"newly_added", true}, {"size", 32},
-                                {"source", json::array({{{"core_id", 1}, {"layer_name", "Pool_1"}, {"lower", testing::Zero()},
-                                                         {"upper", pool_upper}, {"size", 32}, {"transfer_id", 3}, {"type", "core"}}})},
-                                {"tensor_id", 5}, {"tensor_order", 3}, {"transfer_id", json::array({3})}, {"type", "ifmap"}});
+  Conv(ir)["buffer"].push_back({{"address", 2048},
+                                {"align", 8},
+                                {"bitwidth", 8},
+                                {"cur_wl_ifmap", true},
+                                {"lower", testing::Zero()},
+                                {"upper", pool_upper},
+                                {"newly_added", true},
+                                {"size", 32},
+                                {"source", json::array({{{"core_id", 1},
+                                                         {"layer_name", "Pool_1"},
+                                                         {"lower", testing::Zero()},
+                                                         {"upper", pool_upper},
+                                                         {"size", 32},
+                                                         {"transfer_id", 3},
+                                                         {"type", "core"}}})},
+                                {"tensor_id", 5},
+                                {"tensor_order", 3},
+                                {"transfer_id", json::array({3})},
+                                {"type", "ifmap"}});
   const DiagnosticSink sink = ValidateText(ir.dump(), false);
   bool found = false;
   for (const Diagnostic& d : sink.diagnostics()) {
@@ -361,10 +542,16 @@ namespace {
 TEST(GeminiRules, DramReloadBeforeItsStore) {
   json ir = ExampleIr();
   ir["-1"]["in"][0]["related_ofmap"] = json::array({9});
-  ir["-1"]["out"].push_back({{"transfer_id", 9}, {"type", "fmap"}, {"lower", testing::Zero()},
-                             {"upper", testing::Range4(0, 7, 1, 1)}, {"size", 32}, {"related_ifmap", json::array({3})},
-                             {"destination", json::array({{{"core_id", 0}, {"layer_name", "Conv_0"}, {"type", "core"},
-                                                           {"workload_id", 0}}})}});
+  ir["-1"]["out"].push_back(
+      {{"transfer_id", 9},
+       {"type", "fmap"},
+       {"lower", testing::Zero()},
+       {"upper", testing::Range4(0, 7, 1, 1)},
+       {"size", 32},
+       {"related_ifmap", json::array({3})},
+       {"destination",
+        json::array(
+            {{{"core_id", 0}, {"layer_name", "Conv_0"}, {"type", "core"}, {"workload_id", 0}}})}});
   const DiagnosticSink sink = ValidateText(ir.dump(), false);
   bool found = false;
   for (const Diagnostic& d : sink.diagnostics()) {
@@ -377,11 +564,15 @@ TEST(GeminiRules, DramReloadBeforeItsStore) {
 // that b0 fills, so b's send after b0 waits for a0 to finish: a0 -> b1 -> a0.
 TEST(GeminiRules, SpaceDependencyCycle) {
   const auto workload = [](int id, json ifmap_ids, int ofmap_id, json buffer) {
-    return json{{"workload_id", id}, {"ifmap", json::array({{{"transfer_id", ifmap_ids}}})},
-                {"ofmap", json::array({{{"transfer_id", ofmap_id}, {"destination", json::array()}}})}, {"buffer", buffer}};
+    return json{
+        {"workload_id", id},
+        {"ifmap", json::array({{{"transfer_id", ifmap_ids}}})},
+        {"ofmap", json::array({{{"transfer_id", ofmap_id}, {"destination", json::array()}}})},
+        {"buffer", buffer}};
   };
-  const json remote_b0 = json::array({{{"newly_added", true},
-                                       {"source", json::array({{{"core_id", 1}, {"transfer_id", 20}, {"type", "core"}}})}}});
+  const json remote_b0 = json::array(
+      {{{"newly_added", true},
+        {"source", json::array({{{"core_id", 1}, {"transfer_id", 20}, {"type", "core"}}})}}});
   const json doc = {{"-1", {{"in", json::array()}, {"out", json::array()}}},
                     {"0", json::array({workload(0, json::array({21}), 10, json::array()),
                                        workload(1, json::array(), 11, remote_b0)})},
@@ -390,7 +581,8 @@ TEST(GeminiRules, SpaceDependencyCycle) {
   const std::string text = doc.dump();
   Ir ir;
   DiagnosticSink scratch(Profile{}, "");
-  DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, scratch, &ir);
+  DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, scratch,
+           &ir);
   const IrIndex index(ir);
   EXPECT_FALSE(FindWaitCycle(ir, index, false));
   const auto cycle = FindWaitCycle(ir, index, true);

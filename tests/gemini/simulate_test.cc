@@ -83,7 +83,8 @@ TEST(GeminiSimulate, RealFilesRunToTheEnd) {
     EXPECT_EQ(core.workloads.size(), loaded->ir.cores[0].workloads.size());
     EXPECT_LE(core.busy, sim.total_cycles);
     EXPECT_LE(core.peak_l2, loaded->ir.buffersize);
-    for (size_t i = 1; i < core.workloads.size(); ++i) EXPECT_GE(core.workloads[i].start, core.workloads[i - 1].end);
+    for (size_t i = 1; i < core.workloads.size(); ++i)
+      EXPECT_GE(core.workloads[i].start, core.workloads[i - 1].end);
     const Simulation again = Simulate(loaded->ir, SimulateOptions{16, 1});
     EXPECT_EQ(again.total_cycles, sim.total_cycles);
   }

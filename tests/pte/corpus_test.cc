@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/describe.h"
 #include "validators/core/format.h"
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
-#include "tests/support/describe.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -67,9 +67,10 @@ TEST(PteCorpus, EveryProgramHasNoErrors) {
     std::set<std::string> found;
     for (const Diagnostic& d : sink.diagnostics()) found.insert(std::string(d.rule->id));
     const auto expected = ExpectedWarnings().find(path.filename().string());
-    EXPECT_EQ(found, expected == ExpectedWarnings().end() ? std::set<std::string>{}
-                                                          : expected->second)
-        << path.filename() << "\n" << Describe(sink);
+    EXPECT_EQ(found,
+              expected == ExpectedWarnings().end() ? std::set<std::string>{} : expected->second)
+        << path.filename() << "\n"
+        << Describe(sink);
   }
 }
 

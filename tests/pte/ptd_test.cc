@@ -10,10 +10,10 @@
 
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
-#include "validators/pte/pte_format.h"
-#include "validators/pte/rules.h"
 #include "tests/support/describe.h"
 #include "tests/support/temp.h"
+#include "validators/pte/pte_format.h"
+#include "validators/pte/rules.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -29,7 +29,8 @@ model::PtdFile BasePtd() {
   return f;
 }
 
-DiagnosticSink ValidateBytes(const std::vector<uint8_t>& bytes, const ValidateContext& context = {}) {
+DiagnosticSink ValidateBytes(const std::vector<uint8_t>& bytes,
+                             const ValidateContext& context = {}) {
   DiagnosticSink sink(Profile{}, "test");
   PteFormat().Validate(InputBuffer::Copy(bytes), context, sink);
   return sink;
@@ -81,15 +82,30 @@ std::vector<PtdCase> PtdCases() {
   const auto none = [](F&) {};
   return {
       {&rules::kPtdHeader, none, [](V& b) { b[8] = 'X'; }, "header"},
-      {&rules::kPtdFlatbufferOffset, none, [](V& b) { b[16] += 8; b[24] -= 8; }, "header.flatbuffer_offset"},
+      {&rules::kPtdFlatbufferOffset, none,
+       [](V& b) {
+         b[16] += 8;
+         b[24] -= 8;
+       },
+       "header.flatbuffer_offset"},
       {&rules::kPtdTrailingBytes, none, [](V& b) { b.resize(b.size() + 8); }, ""},
       {&rules::kPtdVerify, none, [](V& b) { Put32(b, b[0] | b[1] << 8, 0x7fffffff); }, ""},
       {&rules::kPtdFieldMissing, [](F& f) { f.named_data.reset(); }, nullptr, "named_data"},
       {&rules::kPtdKey, [](F& f) { (*f.named_data)[0].key = ""; }, nullptr, "named_data[0].key"},
-      {&rules::kPtdSegmentIndex, [](F& f) { (*f.named_data)[0].segment_index = 5; }, nullptr, "named_data[0].segment_index"},
-      {&rules::kPtdSegmentBounds, [](F& f) { (*f.segments)[0].size = 1000; }, nullptr, "segments[0]"},
-      {&rules::kPtdLayout, [](F& f) { (*f.named_data)[0].tensor_layout->dim_order = std::vector<uint8_t>{0, 0}; }, nullptr, "named_data[0].tensor_layout"},
-      {&rules::kPtdLayoutSize, [](F& f) { (*f.named_data)[0].tensor_layout->sizes = std::vector<int32_t>{4, 4}; }, nullptr, "named_data[0].tensor_layout"},
+      {&rules::kPtdSegmentIndex, [](F& f) { (*f.named_data)[0].segment_index = 5; }, nullptr,
+       "named_data[0].segment_index"},
+      {&rules::kPtdSegmentBounds, [](F& f) { (*f.segments)[0].size = 1000; }, nullptr,
+       "segments[0]"},
+      {&rules::kPtdLayout,
+       [](F& f) {
+         (*f.named_data)[0].tensor_layout->dim_order = std::vector<uint8_t>{0, 0};
+       },
+       nullptr, "named_data[0].tensor_layout"},
+      {&rules::kPtdLayoutSize,
+       [](F& f) {
+         (*f.named_data)[0].tensor_layout->sizes = std::vector<int32_t>{4, 4};
+       },
+       nullptr, "named_data[0].tensor_layout"},
   };
 }
 
@@ -196,8 +212,9 @@ std::vector<uint8_t> ExternalProgram(std::vector<int32_t> sizes) {
 std::string WriteCompanion(const std::string& name) {
   const auto path = test::ProcessTempPath(name);
   const std::vector<uint8_t> bytes = SerializePtd(BasePtd());
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                             static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   return path.string();
 }
 
@@ -222,8 +239,9 @@ TEST(PteExternal, KeyMissing) {
   (*other.named_data)[0].key = "b";
   const auto path = test::ProcessTempPath("other.ptd");
   const std::vector<uint8_t> bytes = SerializePtd(other);
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                             static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   ValidateContext context;
   context.companions.push_back(path.string());
   const DiagnosticSink sink = ValidateBytes(ExternalProgram({2, 2}), context);

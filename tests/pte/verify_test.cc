@@ -9,10 +9,10 @@
 
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
+#include "tests/support/describe.h"
 #include "validators/core/core_rules.h"
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
-#include "tests/support/describe.h"
 
 namespace accelcheck::pte {
 namespace {

@@ -14,7 +14,9 @@ namespace accelcheck::test {
 inline const std::filesystem::path& ProcessTempDir() {
   static const struct Dir {
     std::filesystem::path path;
-    Dir() : path(std::filesystem::temp_directory_path() / ("accelcheck_" + std::to_string(::getpid()))) {
+    Dir()
+        : path(std::filesystem::temp_directory_path() /
+               ("accelcheck_" + std::to_string(::getpid()))) {
       std::filesystem::create_directories(path);
     }
     ~Dir() {
@@ -25,6 +27,8 @@ inline const std::filesystem::path& ProcessTempDir() {
   return dir.path;
 }
 
-inline std::filesystem::path ProcessTempPath(const std::string& name) { return ProcessTempDir() / name; }
+inline std::filesystem::path ProcessTempPath(const std::string& name) {
+  return ProcessTempDir() / name;
+}
 
 }  // namespace accelcheck::test

@@ -27,7 +27,8 @@ struct CopyModel {
 
   CopyModel() {
     fixture::Case c;
-    c.program = {"DataMove dram0->local local=0 dram0=0 size=0", "DataMove local->dram0 local=0 dram0=1 size=0"};
+    c.program = {"DataMove dram0->local local=0 dram0=0 size=0",
+                 "DataMove local->dram0 local=0 dram0=1 size=0"};
     const auto program = fixture::AssembleFor(c.arch(), c.program);
     c.model["prog"]["size"] = program.size();
     dir.Write("tiny.tprog", program);
@@ -52,7 +53,8 @@ TEST(TensilCli, AssembleThenDisassembleGivesTheSameText) {
   // The disassembler names every SIMD field, including the zero addresses.
   std::string canonical = text;
   const std::string zero_simd = "SIMD op=zero left=in right=in dest=r1\n";
-  canonical.replace(canonical.find(zero_simd), zero_simd.size(), "SIMD op=zero left=in right=in dest=r1 wacc=0 racc=0\n");
+  canonical.replace(canonical.find(zero_simd), zero_simd.size(),
+                    "SIMD op=zero left=in right=in dest=r1 wacc=0 racc=0\n");
   EXPECT_EQ(listed.out, canonical);
   const auto again = dir.Write("q.tasm", Bytes(listed.out));
   const std::string prog2 = (dir.path() / "q.tprog").string();
@@ -64,7 +66,8 @@ TEST(TensilCli, AssembleReportsTheLineThatFails) {
   TempDir dir("tensil_asm_error");
   const auto arch = dir.Write("a.tarch", Bytes(fixture::TinyArch().dump()));
   const auto source = dir.Write("p.tasm", Bytes("Wait\nMatMul local=999999\n"));
-  const auto run = RunTool({"assemble", source, "--arch", arch, "-o", (dir.path() / "p.tprog").string()});
+  const auto run =
+      RunTool({"assemble", source, "--arch", arch, "-o", (dir.path() / "p.tprog").string()});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("p.tasm:2: "), std::string::npos) << run.err;
   EXPECT_EQ(RunTool({"assemble", source, "-o", "x"}).exit_code, 2);  // no --arch
@@ -78,7 +81,8 @@ TEST(TensilCli, DisasmIsOnlyForTensil) {
 
 TEST(TensilCli, RunCopiesAnInputThroughTheModel) {
   CopyModel model;
-  const auto input = model.dir.Write("x.npy", npy::Write({1.5, -2.0}, {2}, {npy::Kind::kFloat, 4, false}));
+  const auto input =
+      model.dir.Write("x.npy", npy::Write({1.5, -2.0}, {2}, {npy::Kind::kFloat, 4, false}));
   const auto run = RunTool({"run", model.tmodel, "--input", input});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto summary = nlohmann::json::parse(run.out);
@@ -91,13 +95,16 @@ TEST(TensilCli, RunCopiesAnInputThroughTheModel) {
 TEST(TensilCli, RunWritesRawOutputsAsNpy) {
   CopyModel model;
   // An integer array holds raw FP16BP8 scalars; one lane of two is padded.
-  const auto input = model.dir.Write("x.npy", npy::Write({384}, {1, 1}, {npy::Kind::kSigned, 2, true}));
+  const auto input =
+      model.dir.Write("x.npy", npy::Write({384}, {1, 1}, {npy::Kind::kSigned, 2, true}));
   const std::string out_dir = (model.dir.path() / "out").string();
-  const auto run = RunTool({"run", "--input", input, model.tmodel, "--output-dir", out_dir, "--raw"});
+  const auto run =
+      RunTool({"run", "--input", input, model.tmodel, "--output-dir", out_dir, "--raw"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string bytes = ReadWhole(fs::path(out_dir) / "y.npy");
   std::string error;
-  const auto array = npy::Read({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, &error);
+  const auto array =
+      npy::Read({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, &error);
   ASSERT_TRUE(array) << error;
   EXPECT_EQ(array->shape, (std::vector<uint64_t>{1, 2}));
   EXPECT_EQ(array->values, (std::vector<double>{384, 0}));
@@ -105,12 +112,15 @@ TEST(TensilCli, RunWritesRawOutputsAsNpy) {
 
 TEST(TensilCli, RunRefusesInputsThatDoNotFit) {
   CopyModel model;
-  const auto wide = model.dir.Write("w.npy", npy::Write({1, 2, 3}, {3}, {npy::Kind::kFloat, 4, false}));
+  const auto wide =
+      model.dir.Write("w.npy", npy::Write({1, 2, 3}, {3}, {npy::Kind::kFloat, 4, false}));
   EXPECT_EQ(RunTool({"run", model.tmodel, "--input", wide}).exit_code, 2);
-  const auto tall = model.dir.Write("t.npy", npy::Write({1, 2, 3, 4}, {2, 2}, {npy::Kind::kFloat, 4, false}));
+  const auto tall =
+      model.dir.Write("t.npy", npy::Write({1, 2, 3, 4}, {2, 2}, {npy::Kind::kFloat, 4, false}));
   EXPECT_EQ(RunTool({"run", model.tmodel, "--input", tall}).exit_code, 2);
   // FP16BP8 raw values lie in [-32768, 32767].
-  const auto raw = model.dir.Write("r.npy", npy::Write({32768}, {1, 1}, {npy::Kind::kSigned, 4, true}));
+  const auto raw =
+      model.dir.Write("r.npy", npy::Write({32768}, {1, 1}, {npy::Kind::kSigned, 4, true}));
   const auto refused = RunTool({"run", model.tmodel, "--input", raw});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("not a raw FP16BP8 value"), std::string::npos) << refused.err;
@@ -140,10 +150,12 @@ TEST(TensilCli, EveryRealProgramDisassemblesAndAssemblesBackThroughTheCommands) 
     ASSERT_EQ(listed.exit_code, 0) << entry.path() << listed.err;
     const auto source = dir.Write("p.tasm", Bytes(listed.out));
     const std::string prog = (dir.path() / "p.tprog").string();
-    const auto assembled = RunTool({"assemble", source, "--arch", entry.path().string(), "-o", prog});
+    const auto assembled =
+        RunTool({"assemble", source, "--arch", entry.path().string(), "-o", prog});
     ASSERT_EQ(assembled.exit_code, 0) << entry.path() << assembled.err;
     const auto model = nlohmann::json::parse(ReadWhole(entry.path()));
-    const fs::path original = entry.path().parent_path() / model["prog"]["file_name"].get<std::string>();
+    const fs::path original =
+        entry.path().parent_path() / model["prog"]["file_name"].get<std::string>();
     EXPECT_TRUE(ReadWhole(prog) == ReadWhole(original)) << entry.path();
     ++models;
   }

@@ -6,11 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/describe.h"
 #include "validators/core/format.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/rules.h"
 #include "validators/tensil/tensil_format.h"
-#include "tests/support/describe.h"
 
 namespace accelcheck::tensil {
 namespace {
@@ -49,7 +49,7 @@ DiagnosticSink Validate(const fs::path& path, std::vector<std::string> companion
   return sink;
 }
 
-#define SKIP_WITHOUT_CORPUS()                                                                  \
+#define SKIP_WITHOUT_CORPUS() \
   if (!fs::is_directory(CorpusDir())) GTEST_SKIP() << "Tensil corpus not found at " << CorpusDir()
 
 TEST(TensilCorpus, EveryModelHasNoFindingEvenUnderStrict) {
@@ -82,7 +82,8 @@ TEST(TensilCorpus, XorModelsMatchTheirArchitecture) {
     EXPECT_TRUE(sink.diagnostics().empty()) << model << "\n" << Describe(sink);
   }
   // zcu104 baseline against the other shipped architecture: every depth differs.
-  const fs::path baseline = CorpusDir() / "zcu104_resnet20v2/baseline/resnet20v2_cifar_onnx_zcu104.tmodel";
+  const fs::path baseline =
+      CorpusDir() / "zcu104_resnet20v2/baseline/resnet20v2_cifar_onnx_zcu104.tmodel";
   const auto sink = Validate(baseline, {(CorpusDir() / "arch/zcu104_uram.tarch").string()});
   EXPECT_TRUE(sink.Has(rules::kArchMismatch)) << Describe(sink);
 }
@@ -96,7 +97,8 @@ TEST(TensilCorpus, DisassembleAssembleIsByteIdentical) {
     const auto loaded = LoadModel(Load(path), context, sink);
     ASSERT_TRUE(loaded) << path << "\n" << Describe(sink);
     const std::string text = Disassemble(loaded->program.bytes(), loaded->layout);
-    EXPECT_EQ(text.find(".bytes"), std::string::npos) << path << ": a real instruction has no assembly form";
+    EXPECT_EQ(text.find(".bytes"), std::string::npos)
+        << path << ": a real instruction has no assembly form";
     AssembleError error;
     const auto bytes = Assemble(text, loaded->layout, &error);
     ASSERT_TRUE(bytes) << path << " line " << error.line << ": " << error.message;
@@ -115,16 +117,20 @@ TEST(TensilCorpus, WorkedDecodings) {
     const char* text;
   };
   const Expect expected[] = {
-      {"xor_compilerspec/xor_2x2_memory256.tmodel", 0, "DataMove dram1->local local=0 dram1=0 size=2"},
-      {"xor_compilerspec/xor_2x2_memory256.tmodel", 4, "SIMD op=zero left=in right=in dest=r1 wacc=0 racc=0"},
+      {"xor_compilerspec/xor_2x2_memory256.tmodel", 0,
+       "DataMove dram1->local local=0 dram1=0 size=2"},
+      {"xor_compilerspec/xor_2x2_memory256.tmodel", 4,
+       "SIMD op=zero left=in right=in dest=r1 wacc=0 racc=0"},
       {"xor_compilerspec/xor_2x2_memory256.tmodel", 5,
        "SIMD read write op=max left=in right=r1 dest=out wacc=1 racc=0"},
       {"xor_compilerspec/xor4_2x2_memory128_stride2.tmodel", 0,
        "DataMove dram1->local local=0 dram1=0 size=2 stride1=0x1"},
       {"zcu104_resnet20v2/baseline/resnet20v2_cifar_onnx_zcu104.tmodel", 1,
        "DataMove dram0->local local=289 dram0=0 size=1023"},
-      {"zcu104_resnet20v2/baseline/resnet20v2_cifar_onnx_zcu104.tmodel", 2, "LoadWeights local=0 size=32"},
-      {"zcu104_resnet20v2/baseline/resnet20v2_cifar_onnx_zcu104.tmodel", 3, "MatMul local=289 acc=33 size=30"},
+      {"zcu104_resnet20v2/baseline/resnet20v2_cifar_onnx_zcu104.tmodel", 2,
+       "LoadWeights local=0 size=32"},
+      {"zcu104_resnet20v2/baseline/resnet20v2_cifar_onnx_zcu104.tmodel", 3,
+       "MatMul local=289 acc=33 size=30"},
       {"mnist_ultra96v2/e14_mnist_20_lr_0_001_onnx_ultra96v2.tmodel", 0,
        "DataMove dram1->local local=0 dram1=0 size=400 stride1=0x1"},
   };
@@ -135,7 +141,9 @@ TEST(TensilCorpus, WorkedDecodings) {
     context.path = path.string();
     const auto loaded = LoadModel(Load(path), context, sink);
     ASSERT_TRUE(loaded) << path;
-    EXPECT_EQ(DisassembleOne(DecodeAt(loaded->program.bytes(), e.index, loaded->layout), loaded->layout), e.text)
+    EXPECT_EQ(
+        DisassembleOne(DecodeAt(loaded->program.bytes(), e.index, loaded->layout), loaded->layout),
+        e.text)
         << e.model << " #" << e.index;
   }
 }

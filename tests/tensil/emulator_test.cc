@@ -1,9 +1,9 @@
 // Golden outputs. Everywhere: small programs assembled here with outputs
 // computed by hand, and random MatMul / LoadWeights programs against a plain
 // integer model of the processing unit (the fast paths: skipped zero lanes,
-// vector lane loops, LoadWeights as one shift). With the corpus: the ten CIFAR-10 images on ResNet-20 in
-// five compile strategies (bit-identical, the published classes), the XOR
-// truth tables and the MNIST model.
+// vector lane loops, LoadWeights as one shift). With the corpus: the ten CIFAR-10 images on
+// ResNet-20 in five compile strategies (bit-identical, the published classes), the XOR truth tables
+// and the MNIST model.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -27,8 +27,13 @@ namespace fs = std::filesystem;
 
 LoadedModel Tiny(const std::vector<std::string>& program, const std::vector<int16_t>& consts) {
   LoadedModel m;
-  m.model.arch = Architecture{.array_size = 2, .dram0_depth = 256, .dram1_depth = 256, .local_depth = 256,
-                              .accumulator_depth = 256, .stride0_depth = 2, .stride1_depth = 2};
+  m.model.arch = Architecture{.array_size = 2,
+                              .dram0_depth = 256,
+                              .dram1_depth = 256,
+                              .local_depth = 256,
+                              .accumulator_depth = 256,
+                              .stride0_depth = 2,
+                              .stride1_depth = 2};
   m.model.consts = {{"tiny.tdata", 0, consts.size() / 2}};
   m.model.inputs = {{"x", 0, 1}};
   m.model.outputs = {{"y", 1, 1}};
@@ -61,7 +66,7 @@ TEST(TensilEmulator, SimdArithmeticByHand) {
   const std::vector<std::string> program = {
       "DataMove dram1->local local=0 dram1=0 size=2",
       "DataMove local->acc local=0 acc=0 size=2",
-      "SIMD read op=move left=in right=in dest=r1 racc=1",            // R1 = (0.5, 0.5)
+      "SIMD read op=move left=in right=in dest=r1 racc=1",                    // R1 = (0.5, 0.5)
       "SIMD read write op=multiply left=in right=r1 dest=out wacc=3 racc=0",  // (3, 1) x 0.5
       "SIMD read write op=add left=in right=in dest=out wacc=4 racc=2",       // saturating doubling
       "SIMD read write op=subtract left=in right=r1 dest=out wacc=5 racc=2",
@@ -76,15 +81,16 @@ TEST(TensilEmulator, SimdArithmeticByHand) {
   Machine machine = PrepareMachine(m);
   const auto out = RunModel(machine, m, {});
   EXPECT_EQ(out.outputs[0], (std::vector<Scalar>{
-                                2, 0,              // 3*128 = 1.5 -> 2 (odd up), 1*128 = 0.5 -> 0 (even)
-                                32767, -32768,     // saturated
-                                32639, -32768,     // 32767 - 128; -32768 - 128 saturates
-                                32767, -32768,     // Abs of the most negative value wraps
-                                128, 128,          // greater: 0, 0; then accumulate max(acc[1], R1) = 0.5
+                                2, 0,  // 3*128 = 1.5 -> 2 (odd up), 1*128 = 0.5 -> 0 (even)
+                                32767, -32768,  // saturated
+                                32639, -32768,  // 32767 - 128; -32768 - 128 saturates
+                                32767, -32768,  // Abs of the most negative value wraps
+                                128, 128,  // greater: 0, 0; then accumulate max(acc[1], R1) = 0.5
                             }));
 }
 
-std::vector<uint8_t> AssembleLines(const Architecture& arch, const std::vector<std::string>& lines) {
+std::vector<uint8_t> AssembleLines(const Architecture& arch,
+                                   const std::vector<std::string>& lines) {
   std::string text;
   for (const std::string& line : lines) text += line + "\n";
   AssembleError error;
@@ -95,16 +101,21 @@ std::vector<uint8_t> AssembleLines(const Architecture& arch, const std::vector<s
 
 // FLOAT32 lanes are never skipped: 0 * w + -0 is +0, and 0 * inf is NaN.
 TEST(TensilEmulator, FloatMatMulComputesZeroInputs) {
-  const Architecture arch{.data_type = DataType::kFloat32, .array_size = 2, .dram0_depth = 16, .dram1_depth = 16,
-                          .local_depth = 16, .accumulator_depth = 16};
+  const Architecture arch{.data_type = DataType::kFloat32,
+                          .array_size = 2,
+                          .dram0_depth = 16,
+                          .dram1_depth = 16,
+                          .local_depth = 16,
+                          .accumulator_depth = 16};
   const auto bits = [](float v) { return std::bit_cast<Scalar>(v); };
   Machine machine(arch);
-  machine.WriteDram0(0, std::vector<Scalar>{bits(-0.0f), bits(-0.0f),  // bias
+  machine.WriteDram0(0, std::vector<Scalar>{bits(-0.0f), bits(-0.0f),    // bias
                                             bits(1.0f), bits(INFINITY),  // W row 1
                                             bits(1.0f), bits(1.0f),      // W row 2
                                             0, 0});                      // x
-  machine.Run(AssembleLines(arch, {"DataMove dram0->local local=0 dram0=0 size=3", "LoadWeights local=0 size=2",
-                                   "MatMul local=3 acc=0 size=0", "DataMove acc->local local=4 acc=0 size=0",
+  machine.Run(AssembleLines(arch, {"DataMove dram0->local local=0 dram0=0 size=3",
+                                   "LoadWeights local=0 size=2", "MatMul local=3 acc=0 size=0",
+                                   "DataMove acc->local local=4 acc=0 size=0",
                                    "DataMove local->dram0 local=4 dram0=8 size=0"}),
               *LayoutOf(arch));
   const std::vector<Scalar> out = machine.ReadDram0(8, 1);
@@ -134,7 +145,8 @@ TEST(TensilEmulator, MemoryRowsKeepTheirValuesAcrossPages) {
     EXPECT_EQ(memory.Row(rows[i])[2], 0) << rows[i];
     memory.Row(rows[i])[2] = static_cast<Scalar>(i + 1);
   }
-  for (uint64_t i = std::size(rows); i-- > 0;) EXPECT_EQ(memory.Row(rows[i])[2], static_cast<Scalar>(i + 1)) << rows[i];
+  for (uint64_t i = std::size(rows); i-- > 0;)
+    EXPECT_EQ(memory.Row(rows[i])[2], static_cast<Scalar>(i + 1)) << rows[i];
   EXPECT_EQ(memory.Row(2)[2], 0);
 }
 
@@ -172,12 +184,14 @@ struct PlainUnit {
   void LoadWeights(bool zeroes, uint64_t address, uint64_t stride, uint64_t size) {
     for (uint64_t i = size + 1; i-- > 0;) {
       weights.pop_back();
-      weights.insert(weights.begin(), zeroes ? std::vector<int64_t>(n, 0) : local[address + (i << stride)]);
+      weights.insert(weights.begin(),
+                     zeroes ? std::vector<int64_t>(n, 0) : local[address + (i << stride)]);
     }
   }
   void MatMul(uint8_t flags, uint64_t a0, uint64_t s0, uint64_t a1, uint64_t s1, uint64_t size) {
     for (uint64_t i = 0; i <= size; ++i) {
-      const std::vector<int64_t> x = (flags & kMatMulZeroes) ? std::vector<int64_t>(n, 0) : local[a0 + (i << s0)];
+      const std::vector<int64_t> x =
+          (flags & kMatMulZeroes) ? std::vector<int64_t>(n, 0) : local[a0 + (i << s0)];
       std::vector<int64_t>& out = acc[a1 + (i << s1)];
       for (uint64_t k = 0; k < n; ++k) {
         int64_t y = weights[0][k];
@@ -193,16 +207,26 @@ constexpr uint64_t kRows = 64;  // local and accumulator depth
 // Rows of random values where zeros are common, whole zero rows included,
 // so that both skips (zero inputs, zero weight rows) and the computed lanes
 // are exercised; the extremes of the type drive the saturation.
-std::vector<std::vector<int64_t>> RandomRows(const PlainFixed& fixed, uint64_t n, std::mt19937_64& random) {
+std::vector<std::vector<int64_t>> RandomRows(const PlainFixed& fixed, uint64_t n,
+                                             std::mt19937_64& random) {
   std::vector<std::vector<int64_t>> rows(kRows, std::vector<int64_t>(n, 0));
   for (auto& row : rows) {
     if (random() % 4 == 0) continue;
     for (int64_t& v : row) {
       switch (random() % 6) {
-        case 0: case 1: v = 0; break;
-        case 2: v = (random() % 2) ? fixed.min : fixed.max; break;
-        case 3: v = static_cast<int64_t>(random() % (8 * fixed.one)) - 4 * fixed.one; break;
-        default: v = fixed.min + static_cast<int64_t>(random() % static_cast<uint64_t>(fixed.max - fixed.min + 1));
+        case 0:
+        case 1:
+          v = 0;
+          break;
+        case 2:
+          v = (random() % 2) ? fixed.min : fixed.max;
+          break;
+        case 3:
+          v = static_cast<int64_t>(random() % (8 * fixed.one)) - 4 * fixed.one;
+          break;
+        default:
+          v = fixed.min +
+              static_cast<int64_t>(random() % static_cast<uint64_t>(fixed.max - fixed.min + 1));
       }
     }
   }
@@ -220,17 +244,25 @@ Rows RandomRowsWithin(uint64_t max_size, std::mt19937_64& random) {
 }
 
 RC_GTEST_PROP(TensilEmulator, MatMulAndLoadWeightsEqualThePlainIntegerModel, ()) {
-  const DataType type = *rc::gen::element(DataType::kFp8bp4, DataType::kFp16bp8, DataType::kFp18bp10,
-                                          DataType::kFp32bp16);
+  const DataType type = *rc::gen::element(DataType::kFp8bp4, DataType::kFp16bp8,
+                                          DataType::kFp18bp10, DataType::kFp32bp16);
   // Small, odd and the shipped sizes, so that vector loops run with and
   // without remainders.
   const uint64_t n = *rc::gen::element<uint64_t>(2, 3, 4, 5, 7, 8, 9, 16, 17, 32, 33);
   std::mt19937_64 random(*rc::gen::arbitrary<uint64_t>());
-  const Architecture arch{.data_type = type, .array_size = n, .dram0_depth = 2 * kRows, .dram1_depth = 2,
-                          .local_depth = kRows, .accumulator_depth = kRows, .stride0_depth = 4,
+  const Architecture arch{.data_type = type,
+                          .array_size = n,
+                          .dram0_depth = 2 * kRows,
+                          .dram1_depth = 2,
+                          .local_depth = kRows,
+                          .accumulator_depth = kRows,
+                          .stride0_depth = 4,
                           .stride1_depth = 4};
   const Layout layout = *LayoutOf(arch);
-  PlainUnit plain{PlainFixed(type), n, RandomRows(PlainFixed(type), n, random), {},
+  PlainUnit plain{PlainFixed(type),
+                  n,
+                  RandomRows(PlainFixed(type), n, random),
+                  {},
                   std::vector<std::vector<int64_t>>(n + 1, std::vector<int64_t>(n, 0))};
   plain.acc = plain.local;
 
@@ -238,9 +270,11 @@ RC_GTEST_PROP(TensilEmulator, MatMulAndLoadWeightsEqualThePlainIntegerModel, ())
   for (uint64_t r = 0; r < kRows; ++r) {
     machine.WriteDram0(r, std::vector<Scalar>(plain.local[r].begin(), plain.local[r].end()));
   }
-  std::vector<uint8_t> program = AssembleLines(arch, {"DataMove dram0->local local=0 dram0=0 size=63",
-                                                      "DataMove local->acc local=0 acc=0 size=63"});
-  const auto emit = [&](uint8_t opcode, uint8_t flags, uint64_t operand0, uint64_t operand1, uint64_t operand2) {
+  std::vector<uint8_t> program =
+      AssembleLines(arch, {"DataMove dram0->local local=0 dram0=0 size=63",
+                           "DataMove local->acc local=0 acc=0 size=63"});
+  const auto emit = [&](uint8_t opcode, uint8_t flags, uint64_t operand0, uint64_t operand1,
+                        uint64_t operand2) {
     const Instruction in{operand0, operand1, operand2, static_cast<uint8_t>(opcode << 4 | flags)};
     Encode(in, layout, &program);
   };
@@ -251,7 +285,8 @@ RC_GTEST_PROP(TensilEmulator, MatMulAndLoadWeightsEqualThePlainIntegerModel, ())
       const Rows rows = RandomRowsWithin(n + 1, random);
       const bool zeroes = random() % 4 == 0;
       emit(kLoadWeights, zeroes ? kLoadWeightsZeroes : 0,
-           PackOperand(rows.address, layout.op0_address_bits, rows.stride, layout.stride0_bits, 0), rows.size, 0);
+           PackOperand(rows.address, layout.op0_address_bits, rows.stride, layout.stride0_bits, 0),
+           rows.size, 0);
       plain.LoadWeights(zeroes, rows.address, rows.stride, rows.size);
     } else {
       const Rows x = RandomRowsWithin(kRows, random);
@@ -259,13 +294,15 @@ RC_GTEST_PROP(TensilEmulator, MatMulAndLoadWeightsEqualThePlainIntegerModel, ())
       const uint64_t size = std::min(x.size, (kRows - 1) >> s1);
       const uint64_t a1 = random() % (kRows - (size << s1));
       const uint8_t flags = static_cast<uint8_t>(random() % 4);
-      emit(kMatMul, flags, PackOperand(x.address, layout.op0_address_bits, x.stride, layout.stride0_bits, 0),
+      emit(kMatMul, flags,
+           PackOperand(x.address, layout.op0_address_bits, x.stride, layout.stride0_bits, 0),
            PackOperand(a1, layout.op1_address_bits, s1, layout.stride1_bits, 0), size);
       plain.MatMul(flags, x.address, x.stride, a1, s1, size);
     }
   }
-  const std::vector<uint8_t> read_back = AssembleLines(arch, {"DataMove acc->local local=0 acc=0 size=63",
-                                                              "DataMove local->dram0 local=0 dram0=64 size=63"});
+  const std::vector<uint8_t> read_back =
+      AssembleLines(arch, {"DataMove acc->local local=0 acc=0 size=63",
+                           "DataMove local->dram0 local=0 dram0=64 size=63"});
   program.insert(program.end(), read_back.begin(), read_back.end());
   machine.Run(program, layout);
 
@@ -277,7 +314,7 @@ RC_GTEST_PROP(TensilEmulator, MatMulAndLoadWeightsEqualThePlainIntegerModel, ())
 
 fs::path CorpusDir() { return fs::path(ACCELCHECK_CORPUS_DIR) / "tensil"; }
 
-#define SKIP_WITHOUT_CORPUS()                                                                  \
+#define SKIP_WITHOUT_CORPUS() \
   if (!fs::is_directory(CorpusDir())) GTEST_SKIP() << "Tensil corpus not found at " << CorpusDir()
 
 LoadedModel LoadCorpusModel(const fs::path& path) {
@@ -298,14 +335,15 @@ std::vector<std::vector<float>> ReadCsv(const fs::path& path) {
   for (std::string line; std::getline(in, line);) {
     std::vector<float> row;
     std::istringstream fields(line);
-    for (std::string field; std::getline(fields, field, ',');) row.push_back(std::strtof(field.c_str(), nullptr));
+    for (std::string field; std::getline(fields, field, ',');)
+      row.push_back(std::strtof(field.c_str(), nullptr));
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-std::vector<Scalar> Encode(const Machine& machine, const std::vector<std::vector<float>>& rows, size_t first,
-                           size_t count) {
+std::vector<Scalar> Encode(const Machine& machine, const std::vector<std::vector<float>>& rows,
+                           size_t first, size_t count) {
   std::vector<Scalar> out;
   for (size_t r = first; r < first + count; ++r) {
     for (float v : rows[r]) out.push_back(machine.FromFloat(v));
@@ -313,8 +351,8 @@ std::vector<Scalar> Encode(const Machine& machine, const std::vector<std::vector
   return out;
 }
 
-const char* const kStrategies[] = {"baseline", "ultra_ram", "ultra_ram_local_consts", "ultra_ram_local_vars",
-                                   "ultra_ram_local_vars_and_consts"};
+const char* const kStrategies[] = {"baseline", "ultra_ram", "ultra_ram_local_consts",
+                                   "ultra_ram_local_vars", "ultra_ram_local_vars_and_consts"};
 
 fs::path ResNet(const char* strategy) {
   for (const auto& e : fs::directory_iterator(CorpusDir() / "zcu104_resnet20v2" / strategy)) {
@@ -340,7 +378,8 @@ TEST(TensilEmulatorCorpus, ResNetGivesTheGoldenClassesBitIdenticallyInEveryStrat
       std::vector<Scalar> want(row.begin() + 3, row.end());
       EXPECT_EQ(out.outputs[0], want) << strategy << " image " << image;
       const auto best = std::max_element(out.outputs[0].begin(), out.outputs[0].begin() + 10);
-      EXPECT_EQ(best - out.outputs[0].begin(), static_cast<int>(row[1])) << strategy << " image " << image;
+      EXPECT_EQ(best - out.outputs[0].begin(), static_cast<int>(row[1]))
+          << strategy << " image " << image;
     }
   }
 }
@@ -350,7 +389,8 @@ TEST(TensilEmulatorCorpus, FromFloatReproducesThePublishedEncoding) {
   SKIP_WITHOUT_CORPUS();
   const auto images = ReadCsv(CorpusDir() / "vectors/cifar_10x32.csv");
   std::string error;
-  const auto tdata = ReadFileLimited((CorpusDir() / "vectors/cifar_1x32.tdata").string(), 1 << 20, &error);
+  const auto tdata =
+      ReadFileLimited((CorpusDir() / "vectors/cifar_1x32.tdata").string(), 1 << 20, &error);
   ASSERT_TRUE(tdata);
   Machine machine(Architecture{.array_size = 32});
   EXPECT_EQ(Encode(machine, images, 0, 1024), DecodeScalars(tdata->bytes(), DataType::kFp16bp8));
@@ -361,7 +401,8 @@ TEST(TensilEmulatorCorpus, XorProgramsGiveTheTruthTable) {
   const auto expected = ReadCsv(CorpusDir() / "xor_compilerspec/expected_outputs.csv");
   std::ifstream names(CorpusDir() / "xor_compilerspec/expected_outputs.csv");
   std::vector<std::string> model_of_row;
-  for (std::string line; std::getline(names, line);) model_of_row.push_back(line.substr(0, line.find(',')));
+  for (std::string line; std::getline(names, line);)
+    model_of_row.push_back(line.substr(0, line.find(',')));
   size_t checked = 0;
   for (const auto& e : fs::directory_iterator(CorpusDir() / "xor_compilerspec")) {
     if (e.path().extension() != ".tmodel") continue;
@@ -396,7 +437,8 @@ TEST(TensilEmulatorCorpus, MnistRunsBitExactly) {
     Machine machine = PrepareMachine(model);
     const auto out = RunModel(machine, model, {Encode(machine, inputs, image * 784, 784)});
     const std::vector<float>& row = expected[image + 1];
-    // Columns: index, jpg (not a number), label, emulator argmax, 2 reference argmaxes, 16 raw lanes.
+    // Columns: index, jpg (not a number), label, emulator argmax, 2 reference argmaxes, 16 raw
+    // lanes.
     const std::vector<Scalar> want(row.begin() + 6, row.begin() + 22);
     EXPECT_EQ(out.outputs[0], want) << "image " << image;
   }

@@ -12,12 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/tensil/bundle.h"
+#include "tests/support/describe.h"
+#include "tests/support/temp.h"
 #include "validators/core/format.h"
 #include "validators/tensil/arch.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/tensil_format.h"
-#include "tests/support/describe.h"
-#include "tests/support/temp.h"
 
 namespace accelcheck::tensil::fixture {
 
@@ -53,7 +53,8 @@ inline void WriteFile(const std::filesystem::path& path, const std::string& text
   std::fclose(f);
 }
 
-inline std::vector<uint8_t> AssembleFor(const nlohmann::json& arch_json, const std::vector<std::string>& lines) {
+inline std::vector<uint8_t> AssembleFor(const nlohmann::json& arch_json,
+                                        const std::vector<std::string>& lines) {
   Architecture arch;
   arch.array_size = arch_json.value("array_size", 2);
   arch.local_depth = arch_json.value("local_depth", 256);
@@ -65,11 +66,12 @@ inline std::vector<uint8_t> AssembleFor(const nlohmann::json& arch_json, const s
   arch.simd_registers_depth = arch_json.value("simd_registers_depth", 1);
   arch.number_of_threads = std::min<uint64_t>(arch_json.value("number_of_threads", 1), 2);
   // An architecture without a layout (the case under test) gets the tiny one.
-  const auto layout = LayoutOf(arch) ? LayoutOf(arch) : LayoutOf(Architecture{.array_size = 2,
-                                                                              .local_depth = 256,
-                                                                              .accumulator_depth = 256,
-                                                                              .stride0_depth = 2,
-                                                                              .stride1_depth = 2});
+  const auto layout = LayoutOf(arch) ? LayoutOf(arch)
+                                     : LayoutOf(Architecture{.array_size = 2,
+                                                             .local_depth = 256,
+                                                             .accumulator_depth = 256,
+                                                             .stride0_depth = 2,
+                                                             .stride1_depth = 2});
   std::string text;
   for (const std::string& line : lines) text += line + "\n";
   AssembleError error;
@@ -97,8 +99,9 @@ inline Result ValidateCase(Case c, Profile profile = {}) {
   ValidateContext context;
   context.path = (dir / "tiny.tmodel").string();
   context.companions = c.companions;
-  TensilFormat().Validate(InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}),
-                          context, result.sink);
+  TensilFormat().Validate(
+      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}), context,
+      result.sink);
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   return result;

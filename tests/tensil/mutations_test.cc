@@ -50,16 +50,20 @@ TEST(TensilMutations, TheMutatorBreaksEachRuleAndNoOther) {
   const WrittenBundle tiny = WriteTiny(dir);
   for (const Mutation& m : Mutations()) {
     std::string error;
-    const auto out = TensilMutator().Mutate({tiny.tmodel, {}}, *m.rule, 0, (dir / "out.tmodel").string(), &error);
+    const auto out = TensilMutator().Mutate({tiny.tmodel, {}}, *m.rule, 0,
+                                            (dir / "out.tmodel").string(), &error);
     ASSERT_TRUE(out) << m.rule->id << ": " << error;
     ASSERT_GE(out->files.size(), 3u);
     EXPECT_EQ(out->files[0], (dir / "out.tmodel").string());
     for (const std::string& file : out->files) EXPECT_TRUE(std::filesystem::exists(file)) << file;
-    const DiagnosticSink sink = ValidateWritten({out->files[0], out->companions, out->files}, Profile{.strict = true});
+    const DiagnosticSink sink =
+        ValidateWritten({out->files[0], out->companions, out->files}, Profile{.strict = true});
     EXPECT_TRUE(sink.Has(*m.rule)) << m.rule->id << ":\n" << Describe(sink);
     for (const Diagnostic& d : sink.diagnostics()) {
-      const bool allowed = d.rule == m.rule || std::find(m.also.begin(), m.also.end(), d.rule) != m.also.end();
-      EXPECT_TRUE(allowed || d.severity != Severity::kError) << m.rule->id << " also gives " << d.rule->id;
+      const bool allowed =
+          d.rule == m.rule || std::find(m.also.begin(), m.also.end(), d.rule) != m.also.end();
+      EXPECT_TRUE(allowed || d.severity != Severity::kError)
+          << m.rule->id << " also gives " << d.rule->id;
     }
   }
 }
@@ -74,7 +78,8 @@ TEST(TensilMutations, TheMutatorDeclinesAnInvalidInput) {
   const auto out = TensilMutator().Mutate({written->tmodel, {}}, rules::kUnknownKey, 0,
                                           (dir / "out.tmodel").string(), &error);
   EXPECT_FALSE(out);
-  EXPECT_NE(error.find("does not validate (mutations start from a valid file)"), std::string::npos) << error;
+  EXPECT_NE(error.find("does not validate (mutations start from a valid file)"), std::string::npos)
+      << error;
   EXPECT_NE(error.find(rules::kKeyMissing.id), std::string::npos) << error;
   EXPECT_FALSE(std::filesystem::exists(dir / "out.tmodel"));
 }

@@ -12,10 +12,12 @@
 namespace accelcheck::npy {
 namespace {
 
-std::vector<uint8_t> File(const std::string& header, const std::vector<uint8_t>& data, uint8_t major = 1) {
+std::vector<uint8_t> File(const std::string& header, const std::vector<uint8_t>& data,
+                          uint8_t major = 1) {
   std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', major, 0};
   const size_t length_bytes = major == 1 ? 2 : 4;
-  for (size_t i = 0; i < length_bytes; ++i) out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
+  for (size_t i = 0; i < length_bytes; ++i)
+    out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
   out.insert(out.end(), header.begin(), header.end());
   out.insert(out.end(), data.begin(), data.end());
   return out;
@@ -38,7 +40,8 @@ TEST(Npy, ReadsLittleEndianFloat32) {
 }
 
 TEST(Npy, ReadsBigEndianSignedIntegersInVersion2) {
-  const auto bytes = File("{'descr': '>i2', 'fortran_order': False, 'shape': (1, 2)}", {0xff, 0xfe, 0x01, 0x00}, 2);
+  const auto bytes = File("{'descr': '>i2', 'fortran_order': False, 'shape': (1, 2)}",
+                          {0xff, 0xfe, 0x01, 0x00}, 2);
   std::string error;
   const auto array = Read(bytes, &error);
   ASSERT_TRUE(array) << error;
@@ -48,7 +51,8 @@ TEST(Npy, ReadsBigEndianSignedIntegersInVersion2) {
 
 TEST(Npy, ReadsFortranOrderAsCOrder) {
   // [[1, 2, 3], [4, 5, 6]] stored column by column.
-  const auto bytes = File("{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3), }", {1, 4, 2, 5, 3, 6});
+  const auto bytes =
+      File("{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3), }", {1, 4, 2, 5, 3, 6});
   std::string error;
   const auto array = Read(bytes, &error);
   ASSERT_TRUE(array) << error;
@@ -71,7 +75,8 @@ TEST(Npy, WritesHeadersNumPyReads) {
   EXPECT_EQ((10 + header) % 64, 0u);
   EXPECT_EQ(bytes[10 + header - 1], '\n');
   const std::string text(bytes.begin() + 10, bytes.begin() + 10 + static_cast<long>(header));
-  EXPECT_EQ(text.rfind("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }", 0), 0u)
+      << text;
   EXPECT_EQ(bytes.size(), 10 + header + 16);
 }
 
@@ -83,14 +88,18 @@ TEST(Npy, WritesAOneElementTupleWithAComma) {
 
 RC_GTEST_PROP(Npy, EveryDtypeRoundTrips, ()) {
   const auto kind = *rc::gen::element(Kind::kSigned, Kind::kUnsigned, Kind::kFloat);
-  const unsigned bytes = kind == Kind::kFloat ? *rc::gen::element(4u, 8u) : *rc::gen::element(1u, 2u, 4u);
+  const unsigned bytes =
+      kind == Kind::kFloat ? *rc::gen::element(4u, 8u) : *rc::gen::element(1u, 2u, 4u);
   const DType dtype{kind, bytes, bytes > 1 && *rc::gen::arbitrary<bool>()};
   const auto raw = *rc::gen::container<std::vector<int16_t>>(rc::gen::arbitrary<int16_t>());
   std::vector<double> values;
   for (int16_t v : raw) {
-    if (kind == Kind::kFloat) values.push_back(v / 4.0);
-    else if (kind == Kind::kUnsigned) values.push_back(bytes == 1 ? static_cast<uint8_t>(v) : static_cast<uint16_t>(v));
-    else values.push_back(bytes == 1 ? static_cast<int8_t>(v) : v);
+    if (kind == Kind::kFloat)
+      values.push_back(v / 4.0);
+    else if (kind == Kind::kUnsigned)
+      values.push_back(bytes == 1 ? static_cast<uint8_t>(v) : static_cast<uint16_t>(v));
+    else
+      values.push_back(bytes == 1 ? static_cast<int8_t>(v) : v);
   }
   std::string error;
   const auto array = Read(Write(values, {values.size()}, dtype), &error);
@@ -101,30 +110,41 @@ RC_GTEST_PROP(Npy, EveryDtypeRoundTrips, ()) {
 
 TEST(Npy, RefusesHostileFiles) {
   EXPECT_NE(ReadError({}).find("magic"), std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", {}, 4)).find("version"),
+  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", {}, 4))
+                .find("version"),
             std::string::npos);
   // A header longer than the file.
   auto truncated = File("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", {});
   truncated.resize(20);
   EXPECT_NE(ReadError(truncated).find("exceeds the file size"), std::string::npos);
   // A shape whose element count overflows, and one larger than the data.
-  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", {}))
-                .find("more than"),
+  EXPECT_NE(
+      ReadError(
+          File("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", {}))
+          .find("more than"),
+      std::string::npos);
+  EXPECT_NE(
+      ReadError(
+          File("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", {}))
+          .find("overflows"),
+      std::string::npos);
+  EXPECT_NE(
+      ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", {0, 0, 0, 0}))
+          .find("data bytes"),
+      std::string::npos);
+  EXPECT_NE(
+      ReadError(File("{'descr': '<c8', 'fortran_order': False, 'shape': (), }", {})).find("dtype"),
+      std::string::npos);
+  EXPECT_NE(ReadError(File("{'descr': '<f4', 'shape': (), }", {0, 0, 0, 0})).find("lacks"),
             std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", {}))
-                .find("overflows"),
+  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (), 'x': 1}", {}))
+                .find("unexpected"),
             std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", {0, 0, 0, 0}))
-                .find("data bytes"),
+  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (), }", {}))
+                .find("fortran_order"),
             std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<c8', 'fortran_order': False, 'shape': (), }", {})).find("dtype"),
+  EXPECT_NE(ReadError(File("{'descr': '<f4' 'fortran_order': False}", {})).find("separated"),
             std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<f4', 'shape': (), }", {0, 0, 0, 0})).find("lacks"), std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': False, 'shape': (), 'x': 1}", {})).find("unexpected"),
-            std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (), }", {})).find("fortran_order"),
-            std::string::npos);
-  EXPECT_NE(ReadError(File("{'descr': '<f4' 'fortran_order': False}", {})).find("separated"), std::string::npos);
   EXPECT_NE(ReadError(File("{'descr': '<f4, 'fortran_order': False}", {})), "");
 }
 

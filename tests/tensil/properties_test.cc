@@ -22,7 +22,8 @@ namespace {
 
 // --- random architectures and programs -------------------------------------
 
-const DataType kFixedTypes[] = {DataType::kFp8bp4, DataType::kFp16bp8, DataType::kFp18bp10, DataType::kFp32bp16};
+const DataType kFixedTypes[] = {DataType::kFp8bp4, DataType::kFp16bp8, DataType::kFp18bp10,
+                                DataType::kFp32bp16};
 
 // Small memories keep validation and emulation of each case fast; DRAM0 has
 // room for the model's input and output rows below the two probe rows.
@@ -89,9 +90,10 @@ Instruction GenInstruction(const Architecture& a, const Layout& l) {
       return in;
     }
     case 2: {
-      const uint8_t kind = *rc::gen::element(kDram0ToLocal, kLocalToDram0, kDram1ToLocal, kLocalToDram1,
-                                             kAccToLocal, kLocalToAcc, kLocalToAccAccumulate);
-      const uint64_t other = kind <= kLocalToDram0 ? a.dram0_depth
+      const uint8_t kind =
+          *rc::gen::element(kDram0ToLocal, kLocalToDram0, kDram1ToLocal, kLocalToDram1, kAccToLocal,
+                            kLocalToAcc, kLocalToAccAccumulate);
+      const uint64_t other = kind <= kLocalToDram0   ? a.dram0_depth
                              : kind <= kLocalToDram1 ? a.dram1_depth
                                                      : a.accumulator_depth;
       Instruction in = Operands(l, GenSpan(a, other, true));
@@ -102,7 +104,8 @@ Instruction GenInstruction(const Architecture& a, const Layout& l) {
       // operand1 is the row count - 1, at most array_size (#23), and the
       // rows stay within local memory.
       const uint64_t s0 = *rc::gen::inRange<uint64_t>(0, a.stride0_depth);
-      const uint64_t rows = *rc::gen::inRange<uint64_t>(0, std::min(a.array_size, (a.local_depth - 1) >> s0) + 1);
+      const uint64_t rows =
+          *rc::gen::inRange<uint64_t>(0, std::min(a.array_size, (a.local_depth - 1) >> s0) + 1);
       const uint64_t address = *rc::gen::inRange<uint64_t>(0, a.local_depth - (rows << s0));
       Instruction in;
       in.operand0 = PackOperand(address, l.op0_address_bits, s0, l.stride0_bits, 0);
@@ -118,7 +121,8 @@ Instruction GenInstruction(const Architecture& a, const Layout& l) {
       Instruction in;
       in.operand0 = *rc::gen::inRange<uint64_t>(0, a.accumulator_depth);
       in.operand1 = *rc::gen::inRange<uint64_t>(0, a.accumulator_depth);
-      in.operand2 = PackSimd(l, *rc::gen::inRange<uint64_t>(0, 16), left, *rc::gen::inRange<uint64_t>(0, registers),
+      in.operand2 = PackSimd(l, *rc::gen::inRange<uint64_t>(0, 16), left,
+                             *rc::gen::inRange<uint64_t>(0, registers),
                              *rc::gen::inRange<uint64_t>(0, registers), 0);
       in.header = Header(kSimd, flags, tid);
       return in;
@@ -222,14 +226,16 @@ struct FixedPoint {
     if (2 * r > d || (2 * r == d && q % 2 != 0)) q += 1;
     return q;
   }
-  int64_t Mac(int64_t x, int64_t y, int64_t z) const { return Saturate(RoundHalfEven(x * y + z * one)); }
+  int64_t Mac(int64_t x, int64_t y, int64_t z) const {
+    return Saturate(RoundHalfEven(x * y + z * one));
+  }
   int64_t Add(int64_t a, int64_t b) const { return Saturate(a + b); }
 };
 
 rc::Gen<int64_t> GenValue(const FixedPoint& fp) {
-  return rc::gen::oneOf(rc::gen::element(fp.min, fp.max, int64_t{0}, int64_t{1}, int64_t{-1}, fp.one, -fp.one),
-                        rc::gen::inRange(fp.min, fp.max + 1),
-                        rc::gen::inRange(-4 * fp.one, 4 * fp.one + 1));
+  return rc::gen::oneOf(
+      rc::gen::element(fp.min, fp.max, int64_t{0}, int64_t{1}, int64_t{-1}, fp.one, -fp.one),
+      rc::gen::inRange(fp.min, fp.max + 1), rc::gen::inRange(-4 * fp.one, 4 * fp.one + 1));
 }
 
 std::vector<Scalar> GenRow(const FixedPoint& fp, uint64_t n) {
@@ -239,9 +245,15 @@ std::vector<Scalar> GenRow(const FixedPoint& fp, uint64_t n) {
 }
 
 Architecture ArithmeticArchitecture(DataType type, uint64_t n) {
-  return Architecture{.data_type = type, .array_size = n, .dram0_depth = 16, .dram1_depth = 16,
-                      .local_depth = 16, .accumulator_depth = 16, .simd_registers_depth = 1,
-                      .stride0_depth = 1, .stride1_depth = 1};
+  return Architecture{.data_type = type,
+                      .array_size = n,
+                      .dram0_depth = 16,
+                      .dram1_depth = 16,
+                      .local_depth = 16,
+                      .accumulator_depth = 16,
+                      .simd_registers_depth = 1,
+                      .stride0_depth = 1,
+                      .stride1_depth = 1};
 }
 
 std::vector<uint8_t> AssembleLines(const std::vector<std::string>& lines, const Layout& layout) {
@@ -256,7 +268,8 @@ std::vector<uint8_t> AssembleLines(const std::vector<std::string>& lines, const 
 // DRAM0 rows: 0 bias, 1..N weights, N+1 input. Output rows 8 (MatMul then
 // MatMul accumulate into the same row) and 9 (one MatMul).
 RC_GTEST_PROP(TensilProperties, MatMulEqualsPlainIntegerArithmetic, ()) {
-  const DataType type = *rc::gen::elementOf(std::vector<DataType>(std::begin(kFixedTypes), std::end(kFixedTypes)));
+  const DataType type =
+      *rc::gen::elementOf(std::vector<DataType>(std::begin(kFixedTypes), std::end(kFixedTypes)));
   const uint64_t n = *rc::gen::inRange<uint64_t>(2, 6);
   const FixedPoint fp(type);
   std::vector<std::vector<Scalar>> rows;
@@ -291,29 +304,46 @@ RC_GTEST_PROP(TensilProperties, MatMulEqualsPlainIntegerArithmetic, ()) {
 int64_t SimdModel(const FixedPoint& fp, uint8_t op, int64_t a, int64_t b) {
   const auto truth = [&](bool v) { return v ? fp.one : 0; };
   switch (op) {
-    case kSimdNoOp: return a;  // the Input, which is the left operand here
-    case kSimdZero: return 0;
-    case kSimdMove: return a;
-    case kSimdNot: return truth(a == 0);
-    case kSimdAnd: return truth(a != 0 && b != 0);
-    case kSimdOr: return truth(a != 0 || b != 0);
-    case kSimdIncrement: return fp.Saturate(a + fp.one);
-    case kSimdDecrement: return fp.Saturate(a - fp.one);
-    case kSimdAdd: return fp.Saturate(a + b);
-    case kSimdSubtract: return fp.Saturate(a - b);
-    case kSimdMultiply: return fp.Saturate(fp.RoundHalfEven(a * b));
-    case kSimdAbs: return a == fp.min ? a : (a < 0 ? -a : a);  // wraps, as in the RTL
-    case kSimdGreaterThan: return truth(a > b);
-    case kSimdGreaterThanEqual: return truth(a >= b);
-    case kSimdMin: return std::min(a, b);
-    default: return std::max(a, b);
+    case kSimdNoOp:
+      return a;  // the Input, which is the left operand here
+    case kSimdZero:
+      return 0;
+    case kSimdMove:
+      return a;
+    case kSimdNot:
+      return truth(a == 0);
+    case kSimdAnd:
+      return truth(a != 0 && b != 0);
+    case kSimdOr:
+      return truth(a != 0 || b != 0);
+    case kSimdIncrement:
+      return fp.Saturate(a + fp.one);
+    case kSimdDecrement:
+      return fp.Saturate(a - fp.one);
+    case kSimdAdd:
+      return fp.Saturate(a + b);
+    case kSimdSubtract:
+      return fp.Saturate(a - b);
+    case kSimdMultiply:
+      return fp.Saturate(fp.RoundHalfEven(a * b));
+    case kSimdAbs:
+      return a == fp.min ? a : (a < 0 ? -a : a);  // wraps, as in the RTL
+    case kSimdGreaterThan:
+      return truth(a > b);
+    case kSimdGreaterThanEqual:
+      return truth(a >= b);
+    case kSimdMin:
+      return std::min(a, b);
+    default:
+      return std::max(a, b);
   }
 }
 
 // Accumulators 0 = a, 1 = b; r1 <- b; accumulator 2 <- op(a, r1), read back
 // through DRAM0 row 2.
 RC_GTEST_PROP(TensilProperties, SimdEqualsPlainIntegerArithmetic, ()) {
-  const DataType type = *rc::gen::elementOf(std::vector<DataType>(std::begin(kFixedTypes), std::end(kFixedTypes)));
+  const DataType type =
+      *rc::gen::elementOf(std::vector<DataType>(std::begin(kFixedTypes), std::end(kFixedTypes)));
   const uint64_t n = *rc::gen::inRange<uint64_t>(2, 6);
   const uint8_t op = *rc::gen::inRange<uint8_t>(0, 16);
   const FixedPoint fp(type);

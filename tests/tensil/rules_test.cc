@@ -121,7 +121,8 @@ TEST(TensilRules, EachChangeGivesItsRuleAtItsPath) {
     mutation->change(bundle);
     const DiagnosticSink sink = ValidateBundle(bundle);
     EXPECT_TRUE(Reports(sink, *expected.rule, expected.path))
-        << "expected " << expected.rule->id << " at " << expected.path << ", got:\n" << Describe(sink);
+        << "expected " << expected.rule->id << " at " << expected.path << ", got:\n"
+        << Describe(sink);
   }
 }
 
@@ -159,10 +160,12 @@ TEST(TensilRules, InstructionLocationsAreByteRanges) {
 }
 
 TEST(TensilRules, JsonSyntax) {
-  for (std::string text : {std::string("{"), std::string("[1]"), std::string(100, '[') + std::string(100, ']')}) {
+  for (std::string text :
+       {std::string("{"), std::string("[1]"), std::string(100, '[') + std::string(100, ']')}) {
     DiagnosticSink sink(Profile{}, "bad.tmodel");
-    TensilFormat().Validate(InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}),
-                            ValidateContext{}, sink);
+    TensilFormat().Validate(
+        InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}),
+        ValidateContext{}, sink);
     EXPECT_TRUE(sink.Has(rules::kJsonSyntax)) << text.substr(0, 10) << "\n" << Describe(sink);
   }
 }
@@ -216,7 +219,9 @@ TEST(TensilRules, StandaloneProgramNeedsItsArchitecture) {
 TEST(TensilRules, DetectsOnlyTensilJson) {
   const std::string tarch = fixture::TinyArch().dump();
   const std::string other = R"({"graph": {"nodes": []}, "array_size": 2})";
-  const auto view = [](const std::string& s) { return ByteView(reinterpret_cast<const uint8_t*>(s.data()), s.size()); };
+  const auto view = [](const std::string& s) {
+    return ByteView(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  };
   EXPECT_TRUE(TensilFormat().Detect(view(tarch)));
   EXPECT_FALSE(TensilFormat().Detect(view(other)));
   EXPECT_FALSE(TensilFormat().Detect(view("ET12")));

@@ -62,7 +62,9 @@ bool Contains(const std::vector<std::string>& items, const std::string& item) {
 
 class CliTest : public ::testing::Test {
  protected:
-  CliTest() : dir_("cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+  CliTest()
+      : dir_("cli_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
   TempDir dir_;
 };
 
@@ -91,8 +93,8 @@ TEST_F(CliTest, ProfilesDecideWhetherAQuirkFails) {
 }
 
 TEST_F(CliTest, ErrorsExitOne) {
-  const ToolRun run = RunTool({"validate", "--format", "pte", "--output", "json",
-                               dir_.Write("v99.pte", OtherVersion())});
+  const ToolRun run = RunTool(
+      {"validate", "--format", "pte", "--output", "json", dir_.Write("v99.pte", OtherVersion())});
   EXPECT_EQ(run.exit_code, 1) << run.out;
   const json report = json::parse(run.out);
   EXPECT_TRUE(Contains(RulesIn(report), "pte.file.version")) << run.out;
@@ -106,8 +108,8 @@ TEST_F(CliTest, UnknownContentDoesNotConform) {
 }
 
 TEST_F(CliTest, ForcedFormatChecksUnrecognisedContent) {
-  const ToolRun run =
-      RunTool({"validate", "--format=pte", "--output=json", dir_.Write("notes.txt", Text("hello"))});
+  const ToolRun run = RunTool(
+      {"validate", "--format=pte", "--output=json", dir_.Write("notes.txt", Text("hello"))});
   EXPECT_EQ(run.exit_code, 1) << run.out;
   const json report = json::parse(run.out);
   EXPECT_EQ(report["files"][0]["format"], "pte");
@@ -128,7 +130,8 @@ TEST_F(CliTest, LimitHitExitsThreeEvenWithOtherFilesInError) {
   const std::string text = dir_.Write("notes.txt", Text("hello"));
   const ToolRun run = RunTool({"validate", "--max-file-size", "8", text, big});
   EXPECT_EQ(run.exit_code, 3) << run.out;
-  EXPECT_NE(run.out.find("big.pte: error[core.limit.max-file-size]: "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("big.pte: error[core.limit.max-file-size]: "), std::string::npos)
+      << run.out;
 }
 
 TEST_F(CliTest, EveryOutputFormat) {
@@ -151,8 +154,10 @@ TEST_F(CliTest, EveryOutputFormat) {
 
   const ToolRun junit = RunTool({"validate", "--output", "junit", "--werror", file});
   EXPECT_EQ(junit.exit_code, 1);
-  EXPECT_EQ(junit.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0), 0u) << junit.out;
-  EXPECT_NE(junit.out.find("<failure message=\"0 errors, 1 warning\" type=\"warning\">"), std::string::npos)
+  EXPECT_EQ(junit.out.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 0), 0u)
+      << junit.out;
+  EXPECT_NE(junit.out.find("<failure message=\"0 errors, 1 warning\" type=\"warning\">"),
+            std::string::npos)
       << junit.out;
 }
 
@@ -167,8 +172,8 @@ TEST_F(CliTest, SameInputSameBytes) {
 
 TEST_F(CliTest, ReportGoesToTheOutputFile) {
   const std::string report = (dir_.path() / "report.sarif").string();
-  const ToolRun run =
-      RunTool({"validate", "--output", "sarif", "-o", report, dir_.Write("add.pte", SmallProgram())});
+  const ToolRun run = RunTool(
+      {"validate", "--output", "sarif", "-o", report, dir_.Write("add.pte", SmallProgram())});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(json::parse(ReadWhole(report))["version"], "2.1.0");
@@ -183,10 +188,11 @@ TEST_F(CliTest, DirectoriesAreWalkedInSortedOrderSkippingOtherFiles) {
   const json report = json::parse(run.out);
   std::vector<std::string> names;
   for (const json& file : report["files"]) {
-    names.push_back(std::filesystem::path(file["path"].get<std::string>()).filename().string() + ":" +
-                    file["outcome"].get<std::string>());
+    names.push_back(std::filesystem::path(file["path"].get<std::string>()).filename().string() +
+                    ":" + file["outcome"].get<std::string>());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"README.md:skipped", "c.pte:conforms", "b.pte:conforms"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"README.md:skipped", "c.pte:conforms", "b.pte:conforms"}));
 }
 
 TEST_F(CliTest, StandardInput) {
@@ -224,8 +230,9 @@ TEST_F(CliTest, UsageErrorWithJsonOutputIsStillOneJsonDocument) {
 TEST_F(CliTest, HelpListsEveryLimitFlag) {
   const ToolRun run = RunTool({"validate", "--help"});
   EXPECT_EQ(run.exit_code, 0);
-  for (const char* flag : {"--max-file-size N", "--max-depth N", "--max-tables N", "--time-budget-ms N",
-                           "--max-errors N", "--data FILE", "-o FILE", "--strict", "--werror"}) {
+  for (const char* flag :
+       {"--max-file-size N", "--max-depth N", "--max-tables N", "--time-budget-ms N",
+        "--max-errors N", "--data FILE", "-o FILE", "--strict", "--werror"}) {
     EXPECT_NE(run.out.find(flag), std::string::npos) << flag;
   }
 }
@@ -260,7 +267,8 @@ TEST_F(CliTest, InspectOfUndecodableInputPrintsDiagnostics) {
   ToolRun run = RunTool({"inspect", "--format", "pte", dir_.Write("notes.txt", Text("hello"))});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(run.out, "");
-  EXPECT_NE(run.err.find("notes.txt:0x0: error[pte.file.too_small]: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("notes.txt:0x0: error[pte.file.too_small]: "), std::string::npos)
+      << run.err;
 
   run = RunTool({"inspect", dir_.Write("notes2.txt", Text("hello"))});
   EXPECT_EQ(run.exit_code, 1);
@@ -281,8 +289,8 @@ TEST_F(CliTest, MutateListsTheRulesOfEveryFormat) {
 
 TEST_F(CliTest, MutateBreaksOneRuleOfAProgram) {
   const std::string out = (dir_.path() / "bad.pte").string();
-  const ToolRun run =
-      RunTool({"mutate", dir_.Write("add.pte", SmallProgram()), "--rule", "pte.file.version", "-o", out});
+  const ToolRun run = RunTool(
+      {"mutate", dir_.Write("add.pte", SmallProgram()), "--rule", "pte.file.version", "-o", out});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "wrote " + out + ": breaks pte.file.version\n");
   const json report = json::parse(RunTool({"validate", "--strict", "--output", "json", out}).out);
@@ -292,13 +300,16 @@ TEST_F(CliTest, MutateBreaksOneRuleOfAProgram) {
 // A Tensil model is written as OUT.tmodel with the .tprog and .tdata it names.
 TEST_F(CliTest, MutateWritesATensilBundle) {
   std::string error;
-  const auto tiny = tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), dir_.path(), "tiny", &error);
+  const auto tiny = tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), dir_.path(),
+                                                     "tiny", &error);
   ASSERT_TRUE(tiny) << error;
   const std::string out = (dir_.path() / "bad.tmodel").string();
-  const ToolRun run = RunTool({"mutate", tiny->tmodel, "--rule", "tensil.instr.padding", "-o", out});
+  const ToolRun run =
+      RunTool({"mutate", tiny->tmodel, "--rule", "tensil.instr.padding", "-o", out});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   const std::string stem = (dir_.path() / "bad").string();
-  EXPECT_EQ(run.out, "wrote " + out + ", " + stem + ".tprog, " + stem + ".tdata: breaks tensil.instr.padding\n");
+  EXPECT_EQ(run.out, "wrote " + out + ", " + stem + ".tprog, " + stem +
+                         ".tdata: breaks tensil.instr.padding\n");
   const json report = json::parse(RunTool({"validate", "--strict", "--output", "json", out}).out);
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"tensil.instr.padding"});
 }
@@ -310,10 +321,13 @@ TEST_F(CliTest, MutateOfAGeminiRuleOnItsFrontendNeedsTheFrontend) {
   ToolRun run = RunTool({"mutate", ir, "--rule", "gemini.frontend.layer", "-o", out});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("--frontend"), std::string::npos) << run.err;
-  run = RunTool({"mutate", ir, "--frontend", frontend, "--rule", "gemini.frontend.layer", "-o", out});
+  run =
+      RunTool({"mutate", ir, "--frontend", frontend, "--rule", "gemini.frontend.layer", "-o", out});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.out, "wrote " + out + ": breaks gemini.frontend.layer (validate with --data " + frontend + ")\n");
-  const json report = json::parse(RunTool({"validate", "--strict", "--output", "json", out, "--frontend", frontend}).out);
+  EXPECT_EQ(run.out, "wrote " + out + ": breaks gemini.frontend.layer (validate with --data " +
+                         frontend + ")\n");
+  const json report = json::parse(
+      RunTool({"validate", "--strict", "--output", "json", out, "--frontend", frontend}).out);
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"gemini.frontend.layer"});
 }
 
@@ -321,10 +335,12 @@ TEST_F(CliTest, MutateOfAGeminiRuleOnItsFrontendNeedsTheFrontend) {
 // declined with the reason and nothing is written.
 TEST_F(CliTest, MutateDeclinesWithTheReason) {
   const std::string out = (dir_.path() / "bad.pte").string();
-  ToolRun run = RunTool({"mutate", dir_.Write("v99.pte", OtherVersion()), "--rule", "pte.file.version", "-o", out});
+  ToolRun run = RunTool(
+      {"mutate", dir_.Write("v99.pte", OtherVersion()), "--rule", "pte.file.version", "-o", out});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("does not validate"), std::string::npos) << run.err;
-  run = RunTool({"mutate", dir_.Write("add.pte", SmallProgram()), "--rule", "tensil.instr.padding", "-o", out});
+  run = RunTool({"mutate", dir_.Write("add.pte", SmallProgram()), "--rule", "tensil.instr.padding",
+                 "-o", out});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("tensil.instr.padding"), std::string::npos) << run.err;
   EXPECT_FALSE(std::filesystem::exists(out));

@@ -12,9 +12,11 @@ namespace {
 TEST(RulesMdTest, DocsMatchTheRuleTables) {
   const ToolRun run = RunTool({"rules", "--output", "md"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const std::string committed = ReadWhole(std::filesystem::path(ACCELCHECK_SOURCE_DIR) / "docs/RULES.md");
+  const std::string committed =
+      ReadWhole(std::filesystem::path(ACCELCHECK_SOURCE_DIR) / "docs/RULES.md");
   EXPECT_TRUE(committed == run.out)
-      << "docs/RULES.md differs from the rule tables; regenerate it from the source directory with\n"
+      << "docs/RULES.md differs from the rule tables; regenerate it from the source directory "
+         "with\n"
          "  ./build/tools/accelcheck rules --output md > docs/RULES.md";
 }
 

@@ -51,7 +51,8 @@ class TempDir {
     const std::filesystem::path file = path_ / name;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
     return file.string();
   }
 
@@ -60,7 +61,8 @@ class TempDir {
 };
 
 // `accelcheck args...`, standard input from `stdin_file` (or /dev/null).
-inline ToolRun RunTool(const std::vector<std::string>& args, const std::string& stdin_file = "/dev/null") {
+inline ToolRun RunTool(const std::vector<std::string>& args,
+                       const std::string& stdin_file = "/dev/null") {
   static const TempDir kCapture("capture");
   const std::filesystem::path out = kCapture.path() / "stdout";
   const std::filesystem::path err = kCapture.path() / "stderr";

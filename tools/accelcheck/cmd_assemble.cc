@@ -40,7 +40,8 @@ int RunAssemble(const Args& args) {
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one assembly file");
   const auto arch_path = parsed->Get("arch");
   const auto out_path = parsed->Get("o");
-  if (!arch_path) return UsageError(spec, "--arch is required: the layout depends on the architecture");
+  if (!arch_path)
+    return UsageError(spec, "--arch is required: the layout depends on the architecture");
   if (!out_path) return UsageError(spec, "-o is required");
 
   ValidateContext context;
@@ -55,14 +56,15 @@ int RunAssemble(const Args& args) {
 
   tensil::AssembleError error;
   const auto bytes = tensil::Assemble(
-      std::string_view(reinterpret_cast<const char*>(text->bytes().data()), text->size()), *tensil::LayoutOf(*arch),
-      &error);
+      std::string_view(reinterpret_cast<const char*>(text->bytes().data()), text->size()),
+      *tensil::LayoutOf(*arch), &error);
   if (!bytes) {
     std::cerr << DisplayName(source) << ":" << error.line << ": " << error.message << "\n";
     return static_cast<int>(ExitCode::kErrors);
   }
   std::ofstream out(*out_path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+  out.write(reinterpret_cast<const char*>(bytes->data()),
+            static_cast<std::streamsize>(bytes->size()));
   if (!out) {
     std::cerr << "accelcheck assemble: cannot write " << *out_path << "\n";
     return static_cast<int>(ExitCode::kFailure);

@@ -34,7 +34,8 @@ const CommandSpec& GenerateSpec() {
 
 bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   if (out) {
     std::cout << "wrote " << path << " (" << bytes.size() << " bytes)\n";
     return true;
@@ -46,7 +47,8 @@ bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
 }  // namespace
 
 int RunGenerate(const Args& args) {
-  if (!args.empty() && args[0] == "gemini") return RunGenerateGemini(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "gemini")
+    return RunGenerateGemini(Args(args.begin() + 1, args.end()));
   const CommandSpec& spec = GenerateSpec();
   int exit_code = 0;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
@@ -73,7 +75,8 @@ int RunGenerate(const Args& args) {
     return 2;
   }
   const std::string data_path = std::filesystem::path(*out_path).replace_extension(".ptd").string();
-  if (files.data && data_path == *out_path) return UsageError(spec, "-o " + *out_path + " is where the companion .ptd goes");
+  if (files.data && data_path == *out_path)
+    return UsageError(spec, "-o " + *out_path + " is where the companion .ptd goes");
   if (!Write(*out_path, pte::Serialize(files.program))) return 3;
   if (files.data && !Write(data_path, pte::SerializePtd(*files.data))) return 3;
   return 0;

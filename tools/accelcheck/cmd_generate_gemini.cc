@@ -15,10 +15,10 @@ namespace accelcheck::cli {
 
 namespace {
 
-
 CommandSpec GenerateGeminiSpec() {
   std::vector<Flag> flags = {
-      {"layers", true, "N|KINDS", "N convolutions (default 3), or the network: conv,pool,avgpool,add,fc by commas"},
+      {"layers", true, "N|KINDS",
+       "N convolutions (default 3), or the network: conv,pool,avgpool,add,fc by commas"},
       {"batch", true, "B", "batch size (default 1)"},
       {"mesh", true, "XxY", "cores (default 1x1)"},
       {"buffer", true, "BYTES", "L2 bytes per core (default 8 MiB)"},
@@ -32,17 +32,20 @@ CommandSpec GenerateGeminiSpec() {
       {"o", true, "OUT", "where to write the IR"},
       {"help", false, "", "print this help"},
   };
-  return {"generate gemini",
-          "usage: accelcheck generate gemini [--layers N|KINDS] [--batch B] [--mesh XxY] [--buffer BYTES]\n"
-          "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
-          "                                  [--seed S [--random [--mixed]]] -o OUT.json\n"
-          "Writes a schedule split by rows over the mesh, and its frontend IR as OUT's stem +\n"
-          ".frontend.json. --layers N gives N 3x3 convolutions; --layers conv,conv,pool,conv,add,fc\n"
-          "describes the network: conv (3x3), pool or maxpool and avgpool (3x3, stride 1), add (the\n"
-          "previous layer plus the input of the layer before it), fc (global average pool and dense,\n"
-          "last only). With --random the seed picks each size up to the bound given (the layer count up\n"
-          "to N), and with --mixed the layer kinds too.\n",
-          std::move(flags)};
+  return {
+      "generate gemini",
+      "usage: accelcheck generate gemini [--layers N|KINDS] [--batch B] [--mesh XxY] [--buffer "
+      "BYTES]\n"
+      "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
+      "                                  [--seed S [--random [--mixed]]] -o OUT.json\n"
+      "Writes a schedule split by rows over the mesh, and its frontend IR as OUT's stem +\n"
+      ".frontend.json. --layers N gives N 3x3 convolutions; --layers conv,conv,pool,conv,add,fc\n"
+      "describes the network: conv (3x3), pool or maxpool and avgpool (3x3, stride 1), add (the\n"
+      "previous layer plus the input of the layer before it), fc (global average pool and dense,\n"
+      "last only). With --random the seed picks each size up to the bound given (the layer count "
+      "up\n"
+      "to N), and with --mixed the layer kinds too.\n",
+      std::move(flags)};
 }
 
 }  // namespace
@@ -53,7 +56,8 @@ int RunGenerateGemini(const Args& args) {
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   std::string error;
-  if (!parsed->positional.empty()) return UsageError(spec, "unexpected argument " + parsed->positional[0]);
+  if (!parsed->positional.empty())
+    return UsageError(spec, "unexpected argument " + parsed->positional[0]);
   const auto out_path = parsed->Get("o");
   if (!out_path) return UsageError(spec, "-o is required");
   gemini::GenerateOptions options;
@@ -69,25 +73,29 @@ int RunGenerateGemini(const Args& args) {
     if (!kinds) return UsageError(spec, "--layers: " + error);
     options.layers = static_cast<int>(kinds->size());
     // A count keeps meaning that many convolutions (and bounds --random).
-    if (std::any_of(kinds->begin(), kinds->end(), [](gemini::LayerKind k) { return k != gemini::LayerKind::kConv; })) {
+    if (std::any_of(kinds->begin(), kinds->end(),
+                    [](gemini::LayerKind k) { return k != gemini::LayerKind::kConv; })) {
       options.kinds = std::move(*kinds);
     }
   }
   if (!count("batch", &options.batch) || !count("buffer", &options.buffer) ||
-      !count("channels", &options.channels) || !count("height", &options.height) || !count("width", &options.width) ||
-      !count("tiles", &options.tiles) || !count("seed", &options.seed)) {
+      !count("channels", &options.channels) || !count("height", &options.height) ||
+      !count("width", &options.width) || !count("tiles", &options.tiles) ||
+      !count("seed", &options.seed)) {
     return UsageError(spec, "sizes are whole numbers of at least 1");
   }
   if (const auto mesh = parsed->Get("mesh")) {
     const size_t x = mesh->find('x');
     const auto mx = x == std::string::npos ? std::nullopt : ParseCount(mesh->substr(0, x), &error);
     const auto my = x == std::string::npos ? std::nullopt : ParseCount(mesh->substr(x + 1), &error);
-    if (!mx || !my || *mx < 1 || *my < 1 || *mx * *my > 4096) return UsageError(spec, "--mesh takes XxY, for example 4x4");
+    if (!mx || !my || *mx < 1 || *my < 1 || *mx * *my > 4096)
+      return UsageError(spec, "--mesh takes XxY, for example 4x4");
     options.mesh_x = static_cast<int>(*mx);
     options.mesh_y = static_cast<int>(*my);
   }
   options.mixed = parsed->Has("mixed");
-  if (options.mixed && !parsed->Has("random")) return UsageError(spec, "--mixed picks the layer kinds with --random");
+  if (options.mixed && !parsed->Has("random"))
+    return UsageError(spec, "--mixed picks the layer kinds with --random");
   if (parsed->Has("random")) options = gemini::RandomizeOptions(options, options.seed);
   const std::string frontend_path =
       std::filesystem::path(*out_path).replace_extension("").string() + ".frontend.json";
@@ -97,7 +105,8 @@ int RunGenerateGemini(const Args& args) {
     std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
     return static_cast<int>(ExitCode::kFailure);
   }
-  if (const auto problem = gemini::GenerateIr(options, ir, frontend)) return UsageError(spec, *problem);
+  if (const auto problem = gemini::GenerateIr(options, ir, frontend))
+    return UsageError(spec, *problem);
   ir.close();
   frontend.close();
   if (!ir || !frontend) {

@@ -18,7 +18,6 @@ namespace accelcheck::cli {
 
 namespace {
 
-
 CommandSpec InspectSpec() {
   std::vector<Flag> flags = {
       {"format", true, "ID", "decode as format ID instead of detecting it"},
@@ -78,15 +77,17 @@ int RunInspect(const Args& args) {
   if (parsed->Has("disasm")) {
     // Only Tensil has a disassembler, and its programs are not detected by
     // content: --disasm reads the input as Tensil.
-    if (forced != nullptr && forced->id() != "tensil") return UsageError(spec, "--disasm reads Tensil models and programs");
+    if (forced != nullptr && forced->id() != "tensil")
+      return UsageError(spec, "--disasm reads Tensil models and programs");
     const auto text = buffer ? tensil::DisassembleInput(*buffer, context, sink) : std::nullopt;
     PrintDiagnostics(sink);
     if (!text) return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
     std::cout << *text << std::flush;
     return static_cast<int>(ExitCode::kConforms);
   }
-  const Format* format =
-      !buffer ? nullptr : forced != nullptr ? forced : DetectFormat(buffer->bytes());
+  const Format* format = !buffer             ? nullptr
+                         : forced != nullptr ? forced
+                                             : DetectFormat(buffer->bytes());
   if (buffer && format == nullptr) {
     sink.Report(core_rules::kFormatUnknown, {}, "content matches no supported format");
   }

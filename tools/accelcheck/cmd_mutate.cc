@@ -22,14 +22,17 @@ const CommandSpec& MutateSpec() {
       "usage: accelcheck mutate FILE --rule ID -o OUT [--seed N] [--data FILE] [--frontend FILE]\n"
       "       accelcheck mutate --list [--format ID]\n",
       {
-      {"rule", true, "ID", "the rule to break"},
-      {"o", true, "OUT", "where to write the mutated file (a Tensil model: OUT.tmodel, .tprog, .tdata)"},
-      {"seed", true, "N", "picks among the places the rule can be broken (default 0)"},
-      {"data", true, "FILE", "a companion the input is validated with, such as a .ptd or a .tarch (repeatable)"},
-      {"frontend", true, "FILE", "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
-      {"list", false, "", "list the rules the mutators can break"},
-      {"format", true, "ID", "with --list: only this format"},
-      {"help", false, "", "print this help"},
+          {"rule", true, "ID", "the rule to break"},
+          {"o", true, "OUT",
+           "where to write the mutated file (a Tensil model: OUT.tmodel, .tprog, .tdata)"},
+          {"seed", true, "N", "picks among the places the rule can be broken (default 0)"},
+          {"data", true, "FILE",
+           "a companion the input is validated with, such as a .ptd or a .tarch (repeatable)"},
+          {"frontend", true, "FILE",
+           "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
+          {"list", false, "", "list the rules the mutators can break"},
+          {"format", true, "ID", "with --list: only this format"},
+          {"help", false, "", "print this help"},
       }};
   return kSpec;
 }
@@ -50,7 +53,8 @@ int List(const ParsedArgs& parsed) {
 
 void PrintWritten(const MutatedFiles& written, const Rule& rule) {
   std::cout << "wrote";
-  for (size_t i = 0; i < written.files.size(); ++i) std::cout << (i == 0 ? " " : ", ") << written.files[i];
+  for (size_t i = 0; i < written.files.size(); ++i)
+    std::cout << (i == 0 ? " " : ", ") << written.files[i];
   std::cout << ": breaks " << rule.id;
   if (!written.companions.empty()) {
     std::cout << " (validate with";
@@ -73,7 +77,8 @@ int RunMutate(const Args& args) {
   std::string error;
   const std::optional<std::string> rule_id = parsed->Get("rule");
   const std::optional<std::string> out_path = parsed->Get("o");
-  if (parsed->positional.size() != 1 || !rule_id || !out_path) return UsageError(spec, "FILE, --rule and -o are required");
+  if (parsed->positional.size() != 1 || !rule_id || !out_path)
+    return UsageError(spec, "FILE, --rule and -o are required");
   uint64_t seed = 0;
   if (const auto s = parsed->Get("seed")) {
     const std::optional<uint64_t> n = ParseCount(*s, &error);
@@ -85,7 +90,8 @@ int RunMutate(const Args& args) {
 
   MutationInput input{parsed->positional[0], parsed->All("data")};
   for (const std::string& frontend : parsed->All("frontend")) input.companions.push_back(frontend);
-  const std::optional<InputBuffer> bytes = ReadFileLimited(input.path, Limits{}.max_file_size, &error);
+  const std::optional<InputBuffer> bytes =
+      ReadFileLimited(input.path, Limits{}.max_file_size, &error);
   if (!bytes) {
     std::cerr << "accelcheck mutate: " << input.path << ": " << error << "\n";
     return 3;
@@ -96,7 +102,8 @@ int RunMutate(const Args& args) {
     std::cerr << "accelcheck mutate: " << input.path << ": no mutator for this file's format\n";
     return 1;
   }
-  const std::optional<MutatedFiles> written = mutator->Mutate(input, *rule, seed, *out_path, &error);
+  const std::optional<MutatedFiles> written =
+      mutator->Mutate(input, *rule, seed, *out_path, &error);
   if (!written) {
     std::cerr << "accelcheck mutate: " << input.path << ": " << error << "\n";
     return 1;

@@ -58,9 +58,9 @@ std::string TextRules(const std::vector<Section>& sections, bool with_limits) {
     for (const Rule* rule : section.rules) {
       std::string id(rule->id);
       id.resize(width, ' ');
-      out += Str("  ", id, "  ", SeverityName(rule->severity), " (strict ",
-                 SeverityName(rule->strict), ")  ", CategoryName(rule->category), "  ",
-                 rule->title, " [", rule->source, "]\n");
+      out +=
+          Str("  ", id, "  ", SeverityName(rule->severity), " (strict ", SeverityName(rule->strict),
+              ")  ", CategoryName(rule->category), "  ", rule->title, " [", rule->source, "]\n");
     }
     out += "\n";
   }
@@ -102,8 +102,8 @@ std::string MarkdownRules(const std::vector<Section>& sections, bool with_limits
       "accelcheck does not handle), `limit` (a resource limit was hit), `internal` (the input\n"
       "could not be read, or accelcheck failed). Rule ids are stable.\n";
   for (const Section& section : sections) {
-    out += Str("\n## ", section.id, "\n\n", Cell(section.description), " (",
-               section.rules.size(), " rules)\n\n");
+    out += Str("\n## ", section.id, "\n\n", Cell(section.description), " (", section.rules.size(),
+               " rules)\n\n");
     out += "| id | severity | strict | category | title | source |\n";
     out += "|---|---|---|---|---|---|\n";
     for (const Rule* rule : section.rules) {
@@ -113,13 +113,14 @@ std::string MarkdownRules(const std::vector<Section>& sections, bool with_limits
     }
   }
   if (with_limits) {
-    out += "\n## Limits\n\nEach limit is a flag of `accelcheck validate`; a hit ends the file's check "
-           "with exit code 3.\n\n";
+    out +=
+        "\n## Limits\n\nEach limit is a flag of `accelcheck validate`; a hit ends the file's check "
+        "with exit code 3.\n\n";
     out += "| flag | default | unit | rule | description |\n";
     out += "|---|---|---|---|---|\n";
     for (const LimitInfo& limit : AllLimits()) {
-      out += Str("| `", FlagSpelling(limit), "` | ", limit.default_value, " | ", limit.unit,
-                 " | `", limit.rule->id, "` | ", Cell(limit.help), " |\n");
+      out += Str("| `", FlagSpelling(limit), "` | ", limit.default_value, " | ", limit.unit, " | `",
+                 limit.rule->id, "` | ", Cell(limit.help), " |\n");
     }
   }
   return out;
@@ -165,7 +166,8 @@ int RunRules(const Args& args) {
   int exit_code = 0;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
-  if (!parsed->positional.empty()) return UsageError(spec, "unexpected argument " + parsed->positional[0]);
+  if (!parsed->positional.empty())
+    return UsageError(spec, "unexpected argument " + parsed->positional[0]);
 
   std::vector<Section> sections = AllSections();
   const std::optional<std::string> only = parsed->Get("format");

@@ -28,7 +28,8 @@ std::string RunnableFormatOf(const Args& args) {
     const auto buffer = ReadInput(arg, Limits{}, scratch);
     if (!buffer) continue;
     const Format* format = DetectFormat(buffer->bytes());
-    if (format != nullptr && (format->id() == "gemini" || format->id() == "tensil")) return std::string(format->id());
+    if (format != nullptr && (format->id() == "gemini" || format->id() == "tensil"))
+      return std::string(format->id());
   }
   return {};
 }

@@ -15,27 +15,31 @@ namespace accelcheck::cli {
 
 namespace {
 
-
 CommandSpec RunGeminiSpec() {
   std::vector<Flag> flags = {
       {"frontend", true, "FILE", "the frontend IR (required): operations, shapes, kernels"},
       {"seed", true, "S", "seed of the inputs and weights (default 1)"},
       {"l2-addressed", false, "", "keep every L2 tensor at its address in a byte array per core"},
-      {"max-l2-bytes", true, "N", "most L2 bytes (cores x buffersize) --l2-addressed holds (default 268435456)"},
+      {"max-l2-bytes", true, "N",
+       "most L2 bytes (cores x buffersize) --l2-addressed holds (default 268435456)"},
       {"help", false, "", "print this help"},
   };
   for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
-  return {"run",
-          "usage: accelcheck run IR.json --frontend F.json [--seed S] [--l2-addressed [--max-l2-bytes N]]\n"
-          "Computes every tile of a Gemini schedule only from the pieces the IR declares (a missing\n"
-          "piece reads a poison value) and compares each workload's output with the untiled network\n"
-          "on the same seeded inputs and weights. Exit 0 when they agree bit for bit, 1 on the first\n"
-          "differing element (reported with its workload and tile) or when the IR does not validate.\n"
-          "With --l2-addressed each core's L2 is a byte array and every tensor of a snapshot lives at\n"
-          "its address (wrapping in its ring region), filled when its snapshot marks it newly_added, so\n"
-          "that live tensors whose bytes overlap corrupt each other; the mismatch then names the element's\n"
-          "L2 address. Exit 3 when the byte array would exceed --max-l2-bytes.\n",
-          std::move(flags)};
+  return {
+      "run",
+      "usage: accelcheck run IR.json --frontend F.json [--seed S] [--l2-addressed [--max-l2-bytes "
+      "N]]\n"
+      "Computes every tile of a Gemini schedule only from the pieces the IR declares (a missing\n"
+      "piece reads a poison value) and compares each workload's output with the untiled network\n"
+      "on the same seeded inputs and weights. Exit 0 when they agree bit for bit, 1 on the first\n"
+      "differing element (reported with its workload and tile) or when the IR does not validate.\n"
+      "With --l2-addressed each core's L2 is a byte array and every tensor of a snapshot lives at\n"
+      "its address (wrapping in its ring region), filled when its snapshot marks it newly_added, "
+      "so\n"
+      "that live tensors whose bytes overlap corrupt each other; the mismatch then names the "
+      "element's\n"
+      "L2 address. Exit 3 when the byte array would exceed --max-l2-bytes.\n",
+      std::move(flags)};
 }
 
 }  // namespace
@@ -89,7 +93,8 @@ int RunGemini(const Args& args) {
                              {"layer_name", m.layer},
                              {"at", m.at},
                              {"expected", m.expected},
-                             {"actual", m.actual == gemini::kPoison ? nlohmann::json("poison") : nlohmann::json(m.actual)}};
+                             {"actual", m.actual == gemini::kPoison ? nlohmann::json("poison")
+                                                                    : nlohmann::json(m.actual)}};
     if (m.l2_address) out["first_mismatch"]["l2_address"] = *m.l2_address;
     if (m.weight) out["first_mismatch"]["weight"] = true;
   }

@@ -34,9 +34,11 @@ const CommandSpec& RunTensilSpec() {
         "most the input's size). Prints the outputs as JSON, or writes D/<name>.npy of shape\n"
         "(size, array_size) with --output-dir. Exit 1 when the model does not validate.\n",
         {
-            {"input", true, "FILE", "a .npy per model input, in the order of inputs[] (repeatable)"},
+            {"input", true, "FILE",
+             "a .npy per model input, in the order of inputs[] (repeatable)"},
             {"output-dir", true, "DIR", "write each output as DIR/<name>.npy"},
-            {"raw", false, "", "give the raw scalars (int32; FLOAT32 bit patterns) instead of real values"},
+            {"raw", false, "",
+             "give the raw scalars (int32; FLOAT32 bit patterns) instead of real values"},
             {"data", true, "FILE", "a companion file: .tarch, .tprog or .tdata (repeatable)"},
             {"help", false, "", "print this help"},
         }};
@@ -47,8 +49,10 @@ const CommandSpec& RunTensilSpec() {
 }
 
 // One input's scalars, row by row, padded to the architecture's N lanes.
-std::optional<std::vector<Scalar>> InputScalars(const npy::Array& array, const tensil::IoEntry& entry,
-                                                const tensil::Machine& machine, std::string* error) {
+std::optional<std::vector<Scalar>> InputScalars(const npy::Array& array,
+                                                const tensil::IoEntry& entry,
+                                                const tensil::Machine& machine,
+                                                std::string* error) {
   const uint64_t n = machine.arch().array_size;
   const uint64_t lanes = array.shape.empty() ? 1 : array.shape.back();
   const uint64_t rows = lanes == 0 ? 0 : array.count() / lanes;
@@ -72,7 +76,8 @@ std::optional<std::vector<Scalar>> InputScalars(const npy::Array& array, const t
     if (array.dtype.kind == npy::Kind::kFloat) {
       scalar = machine.FromFloat(static_cast<float>(value));
     } else if (value < -raw_max - 1 || value > raw_max) {
-      *error = Str("element ", i, " of input ", Quoted(entry.name), " is ", value, ", not a raw ", type.name,
+      *error = Str("element ", i, " of input ", Quoted(entry.name), " is ", value, ", not a raw ",
+                   type.name,
                    " value (integer arrays hold raw values; give floats to have them converted)");
       return std::nullopt;
     } else {
@@ -82,15 +87,18 @@ std::optional<std::vector<Scalar>> InputScalars(const npy::Array& array, const t
   return scalars;
 }
 
-std::vector<double> OutputValues(const std::vector<Scalar>& scalars, const tensil::Machine& machine, bool raw) {
+std::vector<double> OutputValues(const std::vector<Scalar>& scalars, const tensil::Machine& machine,
+                                 bool raw) {
   std::vector<double> values(scalars.size());
-  for (size_t i = 0; i < scalars.size(); ++i) values[i] = raw ? scalars[i] : machine.ToDouble(scalars[i]);
+  for (size_t i = 0; i < scalars.size(); ++i)
+    values[i] = raw ? scalars[i] : machine.ToDouble(scalars[i]);
   return values;
 }
 
 bool WriteBytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   return static_cast<bool>(out);
 }
 
@@ -118,8 +126,8 @@ int RunTensil(const Args& args) {
   }
   const auto& input_paths = parsed->All("input");
   if (input_paths.size() != loaded->model.inputs.size()) {
-    return UsageError(spec, Str("the model has ", loaded->model.inputs.size(), " inputs but ", input_paths.size(),
-                                " --input were given"));
+    return UsageError(spec, Str("the model has ", loaded->model.inputs.size(), " inputs but ",
+                                input_paths.size(), " --input were given"));
   }
 
   tensil::Machine machine = tensil::PrepareMachine(*loaded);
@@ -128,7 +136,8 @@ int RunTensil(const Args& args) {
     DiagnosticSink read_sink(Profile{}, input_paths[i]);
     const auto bytes = ReadInput(input_paths[i], context.limits, read_sink);
     const auto array = bytes ? npy::Read(bytes->bytes(), &error) : std::nullopt;
-    const auto scalars = array ? InputScalars(*array, loaded->model.inputs[i], machine, &error) : std::nullopt;
+    const auto scalars =
+        array ? InputScalars(*array, loaded->model.inputs[i], machine, &error) : std::nullopt;
     for (const Diagnostic& d : read_sink.diagnostics()) std::cerr << TextLine(d) << "\n";
     if (!bytes) return static_cast<int>(ExitCode::kFailure);
     if (!scalars) return UsageError(spec, Str(input_paths[i], ": ", error));
@@ -150,7 +159,8 @@ int RunTensil(const Args& args) {
     nlohmann::json out = {{"name", entry.name}, {"shape", {entry.size, n}}};
     if (output_dir) {
       // Real values are exact in float64 for every fixed-point type.
-      const npy::DType dtype = raw ? npy::DType{npy::Kind::kSigned, 4, false} : npy::DType{npy::Kind::kFloat, 8, false};
+      const npy::DType dtype =
+          raw ? npy::DType{npy::Kind::kSigned, 4, false} : npy::DType{npy::Kind::kFloat, 8, false};
       const auto path = std::filesystem::path(*output_dir) / (entry.name + ".npy");
       if (!WriteBytes(path, npy::Write(values, {entry.size, n}, dtype))) {
         std::cerr << "accelcheck run: cannot write " << path.string() << "\n";

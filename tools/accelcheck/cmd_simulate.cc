@@ -15,7 +15,6 @@ namespace accelcheck::cli {
 
 namespace {
 
-
 CommandSpec SimulateSpec() {
   std::vector<Flag> flags = {
       {"bandwidth", true, "GBps", "DRAM bandwidth in GB/s"},
@@ -26,13 +25,16 @@ CommandSpec SimulateSpec() {
       {"help", false, "", "print this help"},
   };
   for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
-  return {"simulate",
-          "usage: accelcheck simulate IR.json [--bandwidth GBps] [--frontend F.json] [--svg OUT.svg] [-o OUT.json]\n"
-          "Times the schedule: per-core timelines from `time`, DRAM transfers on one channel at the\n"
-          "bandwidth (default: the _bwNN_ of the file name, else 16), L2 occupancy from the snapshots,\n"
-          "and the wait-for cycle when the cores deadlock. Exit 1 when the IR does not validate or\n"
-          "the schedule deadlocks.\n",
-          std::move(flags)};
+  return {
+      "simulate",
+      "usage: accelcheck simulate IR.json [--bandwidth GBps] [--frontend F.json] [--svg OUT.svg] "
+      "[-o OUT.json]\n"
+      "Times the schedule: per-core timelines from `time`, DRAM transfers on one channel at the\n"
+      "bandwidth (default: the _bwNN_ of the file name, else 16), L2 occupancy from the "
+      "snapshots,\n"
+      "and the wait-for cycle when the cores deadlock. Exit 1 when the IR does not validate or\n"
+      "the schedule deadlocks.\n",
+      std::move(flags)};
 }
 
 std::optional<double> Positive(const std::optional<std::string>& text) {

@@ -36,7 +36,8 @@ std::vector<Flag> ValidateFlags() {
       {"werror", false, "", "exit 1 on warnings too"},
       {"max-errors", true, "N", "list at most N errors per file (default 0: all)"},
       {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
-      {"frontend", true, "FILE", "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
+      {"frontend", true, "FILE",
+       "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
       {"help", false, "", "print this help"},
   };
   const std::vector<Flag> limits = LimitFlags();

@@ -46,7 +46,8 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
       name.resize(eq);
     }
     const std::string spelled = (is_long ? "--" : "-") + name;
-    auto flag = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
+    auto flag =
+        std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
     if (flag == flags.end()) {
       *error = "unknown option " + spelled;
       return std::nullopt;
@@ -86,15 +87,17 @@ std::string FlagHelp(const std::vector<Flag>& flags) {
   for (const Flag& f : flags) {
     const std::string dashes = f.name.size() == 1 ? "-" : "--";
     std::string left = "  " + dashes + f.name + (f.takes_value ? " " + f.value_name : "");
-    if (left.size() < 28) left.resize(28, ' ');
-    else left += "  ";
+    if (left.size() < 28)
+      left.resize(28, ' ');
+    else
+      left += "  ";
     out += left + f.help + "\n";
   }
   return out;
 }
 
-std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec, const std::vector<std::string>& args,
-                                       int* exit_code) {
+std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec,
+                                       const std::vector<std::string>& args, int* exit_code) {
   std::string error;
   std::optional<ParsedArgs> parsed = Parse(args, spec.flags, &error);
   if (!parsed) {

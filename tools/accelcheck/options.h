@@ -13,7 +13,7 @@
 namespace accelcheck::cli {
 
 struct Flag {
-  std::string name;        // without the leading "--"; a one-letter name is "-o"
+  std::string name;  // without the leading "--"; a one-letter name is "-o"
   bool takes_value;
   std::string value_name;  // "N", "FILE", ... for the help text
   std::string help;
@@ -52,8 +52,8 @@ struct CommandSpec {
 // to standard output and sets `exit_code` to 0; on a bad argument prints the
 // error and the usage to standard error and sets it to 2. Either way returns
 // nothing: the command returns `*exit_code`.
-std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec, const std::vector<std::string>& args,
-                                       int* exit_code);
+std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec,
+                                       const std::vector<std::string>& args, int* exit_code);
 
 // Prints "accelcheck NAME: message" and the usage to standard error; returns
 // the usage exit code (2), for errors found after parsing.

@@ -69,11 +69,14 @@ std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max
   }
   InputBuffer buffer;
   // A file system that cannot map the file is read like a small file.
-  void* mapping = size >= kMapThreshold ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fileno(file), 0) : MAP_FAILED;
+  void* mapping = size >= kMapThreshold
+                      ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fileno(file), 0)
+                      : MAP_FAILED;
   if (mapping != MAP_FAILED) {
     std::fclose(file);
     madvise(mapping, size, MADV_SEQUENTIAL);
-    buffer.data_ = std::unique_ptr<uint8_t[], detail::InputFree>(static_cast<uint8_t*>(mapping), detail::InputFree{size});
+    buffer.data_ = std::unique_ptr<uint8_t[], detail::InputFree>(static_cast<uint8_t*>(mapping),
+                                                                 detail::InputFree{size});
     buffer.size_ = size;
     return buffer;
   }

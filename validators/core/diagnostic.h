@@ -27,9 +27,9 @@ std::string_view CategoryName(Category c);
 // One row of a format's rule table. Rules are constexpr data; ids are stable
 // and documented (docs/RULES.md is generated from the tables).
 struct Rule {
-  std::string_view id;      // "pte.segment.bounds"
-  Severity severity;        // in the default profile
-  Severity strict;          // under --strict (the spec as written)
+  std::string_view id;  // "pte.segment.bounds"
+  Severity severity;    // in the default profile
+  Severity strict;      // under --strict (the spec as written)
   Category category;
   std::string_view title;   // one line
   std::string_view source;  // spec section and upstream source it comes from

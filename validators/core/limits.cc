@@ -18,8 +18,6 @@ Deadline::Deadline(uint64_t budget_ms)
     : end_(std::chrono::steady_clock::now() + std::chrono::milliseconds(budget_ms)),
       unlimited_(budget_ms == 0) {}
 
-bool Deadline::expired() const {
-  return !unlimited_ && std::chrono::steady_clock::now() > end_;
-}
+bool Deadline::expired() const { return !unlimited_ && std::chrono::steady_clock::now() > end_; }
 
 }  // namespace accelcheck

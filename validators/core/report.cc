@@ -122,9 +122,12 @@ Json SummaryJson(const RunSummary& s) {
 
 std::string_view SarifLevel(Severity severity) {
   switch (severity) {
-    case Severity::kNote: return "note";
-    case Severity::kWarning: return "warning";
-    case Severity::kError: return "error";
+    case Severity::kNote:
+      return "note";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kError:
+      return "error";
   }
   return "error";
 }
@@ -234,9 +237,8 @@ std::string JunitTestcase(const FileResult& result) {
     out += "      <skipped message=\"content matches no supported format\"/>\n";
   } else if (outcome == Outcome::kFailed || outcome == Outcome::kErrors) {
     const std::string element = outcome == Outcome::kFailed ? "error" : "failure";
-    const std::string message =
-        Str(Plural(result.sink.error_count(), "error"), ", ",
-            Plural(result.sink.warning_count(), "warning"));
+    const std::string message = Str(Plural(result.sink.error_count(), "error"), ", ",
+                                    Plural(result.sink.warning_count(), "warning"));
     out += Str("      <", element, " message=\"", XmlEscape(message, true), "\" type=\"",
                XmlEscape(type, true), "\">", lines, "</", element, ">\n");
   } else if (!lines.empty()) {
@@ -250,20 +252,27 @@ std::string JunitTestcase(const FileResult& result) {
 Outcome OutcomeOf(const FileResult& result) {
   if (result.skipped) return Outcome::kSkipped;
   switch (ExitCodeFor(result.sink)) {
-    case ExitCode::kFailure: return Outcome::kFailed;
-    case ExitCode::kErrors: return Outcome::kErrors;
+    case ExitCode::kFailure:
+      return Outcome::kFailed;
+    case ExitCode::kErrors:
+      return Outcome::kErrors;
     case ExitCode::kConforms:
-    case ExitCode::kUsage: break;
+    case ExitCode::kUsage:
+      break;
   }
   return Outcome::kConforms;
 }
 
 std::string_view OutcomeName(Outcome outcome) {
   switch (outcome) {
-    case Outcome::kConforms: return "conforms";
-    case Outcome::kErrors: return "errors";
-    case Outcome::kFailed: return "failed";
-    case Outcome::kSkipped: return "skipped";
+    case Outcome::kConforms:
+      return "conforms";
+    case Outcome::kErrors:
+      return "errors";
+    case Outcome::kFailed:
+      return "failed";
+    case Outcome::kSkipped:
+      return "skipped";
   }
   return "failed";
 }
@@ -276,10 +285,18 @@ RunSummary Summarize(std::span<const FileResult> results) {
     s.warnings += result.sink.warning_count();
     s.suppressed += result.sink.suppressed_count();
     switch (OutcomeOf(result)) {
-      case Outcome::kConforms: ++s.conforming; break;
-      case Outcome::kErrors: ++s.with_errors; break;
-      case Outcome::kFailed: ++s.failed; break;
-      case Outcome::kSkipped: ++s.skipped; break;
+      case Outcome::kConforms:
+        ++s.conforming;
+        break;
+      case Outcome::kErrors:
+        ++s.with_errors;
+        break;
+      case Outcome::kFailed:
+        ++s.failed;
+        break;
+      case Outcome::kSkipped:
+        ++s.skipped;
+        break;
     }
   }
   if (s.failed > 0) {
@@ -301,10 +318,14 @@ std::optional<ReportFormat> ParseReportFormat(std::string_view name) {
 std::string WriteReport(ReportFormat format, std::span<const FileResult> results,
                         std::span<const Rule* const> catalogue) {
   switch (format) {
-    case ReportFormat::kText: return WriteText(results);
-    case ReportFormat::kJson: return WriteJson(results);
-    case ReportFormat::kSarif: return WriteSarif(results, catalogue);
-    case ReportFormat::kJunit: return WriteJunit(results);
+    case ReportFormat::kText:
+      return WriteText(results);
+    case ReportFormat::kJson:
+      return WriteJson(results);
+    case ReportFormat::kSarif:
+      return WriteSarif(results, catalogue);
+    case ReportFormat::kJunit:
+      return WriteJunit(results);
   }
   return WriteText(results);
 }
@@ -343,7 +364,8 @@ std::string WriteJson(std::span<const FileResult> results) {
                        {"summary", SummaryJson(Summarize(results))}});
 }
 
-std::string WriteSarif(std::span<const FileResult> results, std::span<const Rule* const> catalogue) {
+std::string WriteSarif(std::span<const FileResult> results,
+                       std::span<const Rule* const> catalogue) {
   std::vector<const Rule*> rules(catalogue.begin(), catalogue.end());
   std::unordered_map<const Rule*, size_t> rule_index;
   for (size_t i = 0; i < rules.size(); ++i) rule_index.emplace(rules[i], i);

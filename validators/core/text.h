@@ -23,7 +23,8 @@ void AppendAsStreamed(std::string& out, const T& value) {
     out += value;
   } else if constexpr (std::is_same_v<T, bool>) {
     out += value ? '1' : '0';
-  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, signed char> && !std::is_same_v<T, unsigned char>) {
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, signed char> &&
+                       !std::is_same_v<T, unsigned char>) {
     char digits[24];
     const std::to_chars_result end = std::to_chars(digits, digits + sizeof(digits), value);
     out.append(digits, end.ptr);

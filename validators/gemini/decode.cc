@@ -20,8 +20,19 @@ using Keys = std::array<std::string_view, N>;
 
 // The object kinds of the IR whose keys Fields() reads.
 enum class ObjectKind : uint8_t {
-  kDestination, kDramIn, kDramOut, kDram, kSource, kBufferEntry, kWl0Entry,
-  kIfmap, kOfmap, kWeight, kTile, kWorkload, kCount
+  kDestination,
+  kDramIn,
+  kDramOut,
+  kDram,
+  kSource,
+  kBufferEntry,
+  kWl0Entry,
+  kIfmap,
+  kOfmap,
+  kWeight,
+  kTile,
+  kWorkload,
+  kCount
 };
 
 // A writer emits every object of a kind with its keys in one order, so the
@@ -40,7 +51,8 @@ struct KeyOrder {
 
 class Decoder {
  public:
-  Decoder(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir, const InputBuffer* input)
+  Decoder(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
+          const InputBuffer* input)
       : reader_(text, limits.max_depth, input), sink_(sink), ir_(*ir), layers_(&ir->layers) {}
 
   bool Run();
@@ -48,7 +60,8 @@ class Decoder {
  private:
   // Reports at the value being read.
   void Report(const Rule& rule, std::string message) {
-    sink_.Report(rule, Location{reader_.offset(), std::nullopt, reader_.Pointer()}, std::move(message));
+    sink_.Report(rule, Location{reader_.offset(), std::nullopt, reader_.Pointer()},
+                 std::move(message));
   }
   bool ExpectKind(JsonKind want, std::string_view what);
 
@@ -271,7 +284,8 @@ uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
     const size_t predicted = order.next[previous] < N ? order.next[previous] : 0;
     if (!reader_.NextKey(&key, &key_offset, keys[predicted])) break;
     // A matched prediction comes back as the expected view itself.
-    const int index = key.data() == keys[predicted].data() ? static_cast<int>(predicted) : KeyIndex(keys, key);
+    const int index =
+        key.data() == keys[predicted].data() ? static_cast<int>(predicted) : KeyIndex(keys, key);
     if (index >= 0) {
       order.next[previous] = static_cast<uint8_t>(index);
       previous = static_cast<size_t>(index);
@@ -279,10 +293,12 @@ uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
     if (index < 0) {
       const bool repeated = unknown.find(key) != unknown.end();
       if (repeated) {
-        sink_.Report(rules::kJsonDuplicateKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
+        sink_.Report(rules::kJsonDuplicateKey,
+                     Location{key_offset, key.size() + 2, reader_.Pointer()},
                      Str("key ", Quoted(key), " appears twice in one object"));
       } else {
-        sink_.Report(rules::kSchemaUnknownKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
+        sink_.Report(rules::kSchemaUnknownKey,
+                     Location{key_offset, key.size() + 2, reader_.Pointer()},
                      Str("key ", Quoted(key), " is not defined for this object"));
         unknown.emplace(key);
       }
@@ -291,7 +307,8 @@ uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
     }
     const uint64_t bit = uint64_t{1} << index;
     if (seen & bit) {
-      sink_.Report(rules::kJsonDuplicateKey, Location{key_offset, key.size() + 2, reader_.Pointer()},
+      sink_.Report(rules::kJsonDuplicateKey,
+                   Location{key_offset, key.size() + 2, reader_.Pointer()},
                    Str("key ", Quoted(key), " appears twice in one object"));
       reader_.Skip();
       continue;
@@ -303,14 +320,15 @@ uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
 }
 
 template <size_t N>
-void Decoder::RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
-                          std::string_view what) {
+void Decoder::RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required,
+                          uint64_t object_offset, std::string_view what) {
   // After an object, the reader's pointer still names it.
   if ((seen & required) == required || reader_.failed()) return;
   for (size_t i = 0; i < N; ++i) {
     const uint64_t bit = uint64_t{1} << i;
     if ((required & bit) && !(seen & bit)) {
-      sink_.Report(rules::kSchemaMissingKey, Location{object_offset, std::nullopt, reader_.Pointer()},
+      sink_.Report(rules::kSchemaMissingKey,
+                   Location{object_offset, std::nullopt, reader_.Pointer()},
                    Str(what, " has no key ", Quoted(keys[i])));
     }
   }
@@ -338,21 +356,28 @@ void Decoder::DestinationEntry(Destination* d) {
   const uint64_t at = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kDestination, [&](int field) {
     switch (field) {
-      case 0: Int(&d->core_id); break;
+      case 0:
+        Int(&d->core_id);
+        break;
       case 1: {
         std::string_view type;
         if (!String(&type)) break;
         static constexpr Keys<2> kTypes = {"core", "DRAM"};
         const auto index = EnumIndex(kTypes, type);
         if (!index) {
-          Report(rules::kSchemaEnum, Str("destination type ", Quoted(type), " is neither \"core\" nor \"DRAM\""));
+          Report(rules::kSchemaEnum,
+                 Str("destination type ", Quoted(type), " is neither \"core\" nor \"DRAM\""));
           break;
         }
         d->type = *index == 0 ? DestinationType::kCore : DestinationType::kDram;
         break;
       }
-      case 2: Int(&d->workload_id); break;
-      case 3: Layer(&d->layer); break;
+      case 2:
+        Int(&d->workload_id);
+        break;
+      case 3:
+        Layer(&d->layer);
+        break;
     }
   });
   uint64_t required = Bits({0, 1});
@@ -361,19 +386,33 @@ void Decoder::DestinationEntry(Destination* d) {
 }
 
 void Decoder::DramInEntry(DramIn* in) {
-  static constexpr Keys<7> kKeys = {"core_id", "workload_id", "layer_name", "lower", "upper", "transfer_id",
-                                    "related_ofmap"};
+  static constexpr Keys<7> kKeys = {"core_id", "workload_id", "layer_name",   "lower",
+                                    "upper",   "transfer_id", "related_ofmap"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM in object")) return;
   in->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kDramIn, [&](int field) {
     switch (field) {
-      case 0: Int(&in->core_id); break;
-      case 1: Int(&in->workload_id); break;
-      case 2: Layer(&in->layer); break;
-      case 3: Coordinates(&in->range.lo); break;
-      case 4: Coordinates(&in->range.hi); break;
-      case 5: Int(&in->transfer_id); break;
-      case 6: IntList(&in->related_ofmap); break;
+      case 0:
+        Int(&in->core_id);
+        break;
+      case 1:
+        Int(&in->workload_id);
+        break;
+      case 2:
+        Layer(&in->layer);
+        break;
+      case 3:
+        Coordinates(&in->range.lo);
+        break;
+      case 4:
+        Coordinates(&in->range.hi);
+        break;
+      case 5:
+        Int(&in->transfer_id);
+        break;
+      case 6:
+        IntList(&in->related_ofmap);
+        break;
     }
   });
   // related_ofmap is absent on network outputs (spec/gemini.md §2.1).
@@ -381,13 +420,15 @@ void Decoder::DramInEntry(DramIn* in) {
 }
 
 void Decoder::DramOutEntry(DramOut* out) {
-  static constexpr Keys<7> kKeys = {"transfer_id", "type", "lower", "upper", "size", "related_ifmap",
-                                    "destination"};
+  static constexpr Keys<7> kKeys = {"transfer_id", "type",          "lower",      "upper",
+                                    "size",        "related_ifmap", "destination"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM out object")) return;
   out->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kDramOut, [&](int field) {
     switch (field) {
-      case 0: Int(&out->transfer_id); break;
+      case 0:
+        Int(&out->transfer_id);
+        break;
       case 1: {
         std::string_view type;
         if (!String(&type)) break;
@@ -396,15 +437,26 @@ void Decoder::DramOutEntry(DramOut* out) {
         } else if (type == "fmap") {
           out->type = OutType::kFmap;
         } else {
-          Report(rules::kSchemaEnum, Str("DRAM out type ", Quoted(type), " is neither \"weight\" nor \"fmap\""));
+          Report(rules::kSchemaEnum,
+                 Str("DRAM out type ", Quoted(type), " is neither \"weight\" nor \"fmap\""));
         }
         break;
       }
-      case 2: Coordinates(&out->range.lo); break;
-      case 3: Coordinates(&out->range.hi); break;
-      case 4: Int(&out->size); break;
-      case 5: IntList(&out->related_ifmap); break;
-      case 6: List(&out->destinations, [this](Destination* d) { DestinationEntry(d); }); break;
+      case 2:
+        Coordinates(&out->range.lo);
+        break;
+      case 3:
+        Coordinates(&out->range.hi);
+        break;
+      case 4:
+        Int(&out->size);
+        break;
+      case 5:
+        IntList(&out->related_ifmap);
+        break;
+      case 6:
+        List(&out->destinations, [this](Destination* d) { DestinationEntry(d); });
+        break;
     }
   });
   RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6}), out->offset, "DRAM out entry");
@@ -427,17 +479,30 @@ void Decoder::Dram() {
 // ---- Workloads -------------------------------------------------------------
 
 void Decoder::SourceEntry(Source* s) {
-  static constexpr Keys<7> kKeys = {"core_id", "layer_name", "lower", "upper", "size", "transfer_id", "type"};
+  static constexpr Keys<7> kKeys = {"core_id", "layer_name",  "lower", "upper",
+                                    "size",    "transfer_id", "type"};
   if (!ExpectKind(JsonKind::kObject, "a source object")) return;
   s->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kSource, [&](int field) {
     switch (field) {
-      case 0: Int(&s->core_id); break;
-      case 1: Layer(&s->layer); break;
-      case 2: Coordinates(&s->range.lo); break;
-      case 3: Coordinates(&s->range.hi); break;
-      case 4: Int(&s->size); break;
-      case 5: Int(&s->transfer_id); break;
+      case 0:
+        Int(&s->core_id);
+        break;
+      case 1:
+        Layer(&s->layer);
+        break;
+      case 2:
+        Coordinates(&s->range.lo);
+        break;
+      case 3:
+        Coordinates(&s->range.hi);
+        break;
+      case 4:
+        Int(&s->size);
+        break;
+      case 5:
+        Int(&s->transfer_id);
+        break;
       case 6: {
         std::string_view type;
         if (!String(&type)) break;
@@ -446,7 +511,8 @@ void Decoder::SourceEntry(Source* s) {
         } else if (type == "core") {
           s->type = SourceType::kCore;
         } else {
-          Report(rules::kSchemaEnum, Str("source type ", Quoted(type), " is neither \"DRAM\" nor \"core\""));
+          Report(rules::kSchemaEnum,
+                 Str("source type ", Quoted(type), " is neither \"DRAM\" nor \"core\""));
         }
         break;
       }
@@ -458,34 +524,54 @@ void Decoder::SourceEntry(Source* s) {
 }
 
 void Decoder::BufferEntryObject(BufferEntry* e) {
-  static constexpr Keys<15> kKeys = {"address",     "align",       "bitwidth",  "lower",     "upper",
-                                     "size",        "tensor_id",   "tensor_order", "type",   "layer_name",
-                                     "newly_added", "source",      "transfer_id", "cur_wl_ifmap", "start_send"};
+  static constexpr Keys<15> kKeys = {"address",     "align",        "bitwidth",    "lower",
+                                     "upper",       "size",         "tensor_id",   "tensor_order",
+                                     "type",        "layer_name",   "newly_added", "source",
+                                     "transfer_id", "cur_wl_ifmap", "start_send"};
   if (!ExpectKind(JsonKind::kObject, "a buffer entry object")) return;
   e->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kBufferEntry, [&](int field) {
     switch (field) {
-      case 0: Int(&e->address); break;
-      case 1: Int(&e->align); break;
-      case 2: Int(&e->bitwidth); break;
-      case 3: Coordinates(&e->range.lo); break;
-      case 4: Coordinates(&e->range.hi); break;
-      case 5: Int(&e->size); break;
-      case 6: Int(&e->tensor_id); break;
-      case 7: OptionalInt(&e->tensor_order); break;
+      case 0:
+        Int(&e->address);
+        break;
+      case 1:
+        Int(&e->align);
+        break;
+      case 2:
+        Int(&e->bitwidth);
+        break;
+      case 3:
+        Coordinates(&e->range.lo);
+        break;
+      case 4:
+        Coordinates(&e->range.hi);
+        break;
+      case 5:
+        Int(&e->size);
+        break;
+      case 6:
+        Int(&e->tensor_id);
+        break;
+      case 7:
+        OptionalInt(&e->tensor_order);
+        break;
       case 8: {
         std::string_view type;
         if (!String(&type)) break;
         static constexpr Keys<3> kTypes = {"ifmap", "ofmap", "weight"};
         const auto index = EnumIndex(kTypes, type);
         if (!index) {
-          Report(rules::kSchemaEnum, Str("buffer entry type ", Quoted(type), " is not ifmap, ofmap or weight"));
+          Report(rules::kSchemaEnum,
+                 Str("buffer entry type ", Quoted(type), " is not ifmap, ofmap or weight"));
           break;
         }
         e->type = static_cast<EntryType>(*index);
         break;
       }
-      case 9: Layer(&e->layer); break;
+      case 9:
+        Layer(&e->layer);
+        break;
       case 10: {
         bool value;
         if (Bool(&value)) e->newly_added = value;
@@ -495,8 +581,12 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
         e->has_sources = true;
         List(&e->sources, [this](Source* s) { SourceEntry(s); });
         break;
-      case 12: IntList(&e->transfer_ids); break;
-      case 13: Bool(&e->cur_wl_ifmap); break;
+      case 12:
+        IntList(&e->transfer_ids);
+        break;
+      case 13:
+        Bool(&e->cur_wl_ifmap);
+        break;
       case 14: {
         bool value;
         if (Bool(&value)) e->start_send = value;
@@ -508,26 +598,43 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
   // ofmap store entries (layer_name, start_send; no source or transfer_id).
   uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7, 8});
   switch (e->type) {
-    case EntryType::kIfmap: required |= Bits({10, 11, 12}); break;
-    case EntryType::kWeight: required |= Bits({9, 10, 11, 12}); break;
-    case EntryType::kOfmap: required |= Bits({9, 14}); break;
+    case EntryType::kIfmap:
+      required |= Bits({10, 11, 12});
+      break;
+    case EntryType::kWeight:
+      required |= Bits({9, 10, 11, 12});
+      break;
+    case EntryType::kOfmap:
+      required |= Bits({9, 14});
+      break;
   }
   RequireKeys(kKeys, seen, required, e->offset, "buffer entry");
 }
 
 void Decoder::Wl0EntryObject(Wl0Entry* e) {
-  static constexpr Keys<10> kKeys = {"address", "align",  "bitwidth",     "layer_name",  "size",
-                                     "source",  "tensor_order", "transfer_id", "lower", "upper"};
+  static constexpr Keys<10> kKeys = {"address", "align",  "bitwidth",     "layer_name",
+                                     "size",    "source", "tensor_order", "transfer_id",
+                                     "lower",   "upper"};
   if (!ExpectKind(JsonKind::kObject, "a WL0 entry object")) return;
   e->offset = reader_.offset();
   Range range;
   const uint64_t seen = Fields(kKeys, ObjectKind::kWl0Entry, [&](int field) {
     switch (field) {
-      case 0: Int(&e->address); break;
-      case 1: Int(&e->align); break;
-      case 2: Int(&e->bitwidth); break;
-      case 3: Layer(&e->layer); break;
-      case 4: Int(&e->size); break;
+      case 0:
+        Int(&e->address);
+        break;
+      case 1:
+        Int(&e->align);
+        break;
+      case 2:
+        Int(&e->bitwidth);
+        break;
+      case 3:
+        Layer(&e->layer);
+        break;
+      case 4:
+        Int(&e->size);
+        break;
       case 5: {
         std::string_view source;
         if (!String(&source)) break;
@@ -536,14 +643,23 @@ void Decoder::Wl0EntryObject(Wl0Entry* e) {
         } else if (source == "CORE") {
           e->source = Wl0Source::kCore;
         } else {
-          Report(rules::kSchemaEnum, Str("WL0 source ", Quoted(source), " is neither \"DDR\" nor \"CORE\""));
+          Report(rules::kSchemaEnum,
+                 Str("WL0 source ", Quoted(source), " is neither \"DDR\" nor \"CORE\""));
         }
         break;
       }
-      case 6: OptionalInt(&e->tensor_order); break;
-      case 7: IntList(&e->transfer_ids); break;
-      case 8: Coordinates(&range.lo); break;
-      case 9: Coordinates(&range.hi); break;
+      case 6:
+        OptionalInt(&e->tensor_order);
+        break;
+      case 7:
+        IntList(&e->transfer_ids);
+        break;
+      case 8:
+        Coordinates(&range.lo);
+        break;
+      case 9:
+        Coordinates(&range.hi);
+        break;
     }
   });
   uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7});
@@ -559,12 +675,24 @@ void Decoder::IfmapEntry(Ifmap* f) {
   f->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kIfmap, [&](int field) {
     switch (field) {
-      case 0: Int(&f->align); break;
-      case 1: Int(&f->bitwidth); break;
-      case 2: Coordinates(&f->range.lo); break;
-      case 3: Coordinates(&f->range.hi); break;
-      case 4: Int(&f->size); break;
-      case 5: IntList(&f->transfer_ids); break;
+      case 0:
+        Int(&f->align);
+        break;
+      case 1:
+        Int(&f->bitwidth);
+        break;
+      case 2:
+        Coordinates(&f->range.lo);
+        break;
+      case 3:
+        Coordinates(&f->range.hi);
+        break;
+      case 4:
+        Int(&f->size);
+        break;
+      case 5:
+        IntList(&f->transfer_ids);
+        break;
     }
   });
   RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), f->offset, "ifmap");
@@ -576,11 +704,21 @@ void Decoder::OfmapEntry(Ofmap* f) {
   f->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kOfmap, [&](int field) {
     switch (field) {
-      case 0: List(&f->destinations, [this](Destination* d) { DestinationEntry(d); }); break;
-      case 1: Coordinates(&f->range.lo); break;
-      case 2: Coordinates(&f->range.hi); break;
-      case 3: Int(&f->size); break;
-      case 4: Int(&f->transfer_id); break;
+      case 0:
+        List(&f->destinations, [this](Destination* d) { DestinationEntry(d); });
+        break;
+      case 1:
+        Coordinates(&f->range.lo);
+        break;
+      case 2:
+        Coordinates(&f->range.hi);
+        break;
+      case 3:
+        Int(&f->size);
+        break;
+      case 4:
+        Int(&f->transfer_id);
+        break;
     }
   });
   RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4}), f->offset, "ofmap");
@@ -592,42 +730,72 @@ void Decoder::WeightObject(Weight* w) {
   w->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kWeight, [&](int field) {
     switch (field) {
-      case 0: Coordinates(&w->range.lo); break;
-      case 1: Coordinates(&w->range.hi); break;
-      case 2: Int(&w->size); break;
-      case 3: IntList(&w->transfer_ids); break;
+      case 0:
+        Coordinates(&w->range.lo);
+        break;
+      case 1:
+        Coordinates(&w->range.hi);
+        break;
+      case 2:
+        Int(&w->size);
+        break;
+      case 3:
+        IntList(&w->transfer_ids);
+        break;
     }
   });
   RequireKeys(kKeys, seen, Bits({0, 1, 2, 3}), w->offset, "weight");
 }
 
 void Decoder::TileObject(Tile* t) {
-  static constexpr Keys<15> kKeys = {"ifmap_lower",   "ifmap_upper",  "ofmap_lower",  "ofmap_upper",
-                                     "single_tile_time_pred", "tile_padding_tblr", "ifmap_lower2",
-                                     "ifmap_upper2",  "act_mini_tile", "ci_cut_num",  "cut_mode",
-                                     "layer_name",    "loop_order",   "mtc0_mtk0",    "out_mini_tile"};
+  static constexpr Keys<15> kKeys = {
+      "ifmap_lower",       "ifmap_upper",  "ofmap_lower",  "ofmap_upper",   "single_tile_time_pred",
+      "tile_padding_tblr", "ifmap_lower2", "ifmap_upper2", "act_mini_tile", "ci_cut_num",
+      "cut_mode",          "layer_name",   "loop_order",   "mtc0_mtk0",     "out_mini_tile"};
   if (!ExpectKind(JsonKind::kObject, "a tile object")) return;
   t->offset = reader_.offset();
   Range ifmap2;
   std::array<int64_t, 2> mtc{};
   const uint64_t seen = Fields(kKeys, ObjectKind::kTile, [&](int field) {
     switch (field) {
-      case 0: Coordinates(&t->ifmap.lo); break;
-      case 1: Coordinates(&t->ifmap.hi); break;
-      case 2: Coordinates(&t->ofmap.lo); break;
-      case 3: Coordinates(&t->ofmap.hi); break;
-      case 4: Real(&t->time_pred); break;
-      case 5: IntArray(&t->padding); break;
-      case 6: Coordinates(&ifmap2.lo); break;
-      case 7: Coordinates(&ifmap2.hi); break;
-      case 8: IntArray(&t->act_mini_tile); break;
-      case 9: Int(&t->ci_cut_num); break;
+      case 0:
+        Coordinates(&t->ifmap.lo);
+        break;
+      case 1:
+        Coordinates(&t->ifmap.hi);
+        break;
+      case 2:
+        Coordinates(&t->ofmap.lo);
+        break;
+      case 3:
+        Coordinates(&t->ofmap.hi);
+        break;
+      case 4:
+        Real(&t->time_pred);
+        break;
+      case 5:
+        IntArray(&t->padding);
+        break;
+      case 6:
+        Coordinates(&ifmap2.lo);
+        break;
+      case 7:
+        Coordinates(&ifmap2.hi);
+        break;
+      case 8:
+        IntArray(&t->act_mini_tile);
+        break;
+      case 9:
+        Int(&t->ci_cut_num);
+        break;
       case 10: {
         std::string_view mode;
         if (!String(&mode)) break;
         // KN appears in resnet34_b16 besides the KC/KH/KW/KK of the notes.
         static constexpr Keys<5> kModes = {"KC", "KH", "KW", "KK", "KN"};
-        if (!EnumIndex(kModes, mode)) Report(rules::kSchemaEnum, Str("cut_mode ", Quoted(mode), " is not KC, KH, KW, KK or KN"));
+        if (!EnumIndex(kModes, mode))
+          Report(rules::kSchemaEnum,
+                 Str("cut_mode ", Quoted(mode), " is not KC, KH, KW, KK or KN"));
         break;
       }
       case 11: {
@@ -640,8 +808,12 @@ void Decoder::TileObject(Tile* t) {
         if (String(&order)) t->loop_order.assign(order);
         break;
       }
-      case 13: IntArray(&mtc); break;
-      case 14: IntArray(&t->out_mini_tile); break;
+      case 13:
+        IntArray(&mtc);
+        break;
+      case 14:
+        IntArray(&t->out_mini_tile);
+        break;
     }
   });
   uint64_t required = Bits({0, 1, 2, 3, 4, 5});
@@ -658,7 +830,8 @@ void Decoder::TileObject(Tile* t) {
 // "tile_num_<k>" with k decimal, no sign or leading zero: k, or -1.
 int64_t TileNumber(std::string_view key) {
   constexpr std::string_view kPrefix = "tile_num_";
-  if (key.substr(0, kPrefix.size()) != kPrefix || key.size() == kPrefix.size() || key.size() > kPrefix.size() + 9) {
+  if (key.substr(0, kPrefix.size()) != kPrefix || key.size() == kPrefix.size() ||
+      key.size() > kPrefix.size() + 9) {
     return -1;
   }
   const std::string_view digits = key.substr(kPrefix.size());
@@ -701,13 +874,15 @@ void Decoder::TileInfo(std::vector<Tile>* tiles) {
   if (reader_.failed()) return;
   last_tile_count_ = tiles->size();
   if (tile_keys_.empty()) {
-    sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()}, "tile_info holds no tile");
+    sink_.Report(rules::kTileKeys, Location{at, reader_.offset() - at, reader_.Pointer()},
+                 "tile_info holds no tile");
     return;
   }
   if (in_order) return;
   // The first of two equal keys is kept, the later reported.
-  std::sort(tile_keys_.begin(), tile_keys_.end(),
-            [](const TileKey& a, const TileKey& b) { return std::pair(a.k, a.position) < std::pair(b.k, b.position); });
+  std::sort(tile_keys_.begin(), tile_keys_.end(), [](const TileKey& a, const TileKey& b) {
+    return std::pair(a.k, a.position) < std::pair(b.k, b.position);
+  });
   tile_scratch_.clear();
   tile_scratch_.reserve(tiles->size());
   int64_t missing = -1;  // the first k absent from 0..n-1
@@ -715,7 +890,8 @@ void Decoder::TileInfo(std::vector<Tile>* tiles) {
     const TileKey& entry = tile_keys_[i];
     if (i > 0 && entry.k == tile_keys_[i - 1].k) {
       sink_.Report(rules::kJsonDuplicateKey,
-                   Location{entry.key_offset, entry.key_size + 2, Str(reader_.Pointer(), "/tile_num_", entry.k)},
+                   Location{entry.key_offset, entry.key_size + 2,
+                            Str(reader_.Pointer(), "/tile_num_", entry.k)},
                    Str("key ", Quoted(Str("tile_num_", entry.k)), " appears twice in one object"));
       continue;
     }
@@ -738,16 +914,20 @@ void Decoder::Rings(std::vector<std::pair<int64_t, int64_t>>* rings) {
 }
 
 void Decoder::WorkloadObject(Workload* w) {
-  static constexpr Keys<15> kKeys = {"workload_id", "layer_name", "layer_type", "workload", "ofmap_size",
-                                     "time",        "tile_info",  "tile_padding_tblr", "ring_buffer_info",
-                                     "ifmap",       "ofmap",      "buffer",     "weight", "wl0_buffer",
-                                     "wl1_buffer"};
+  static constexpr Keys<15> kKeys = {
+      "workload_id", "layer_name",        "layer_type",       "workload", "ofmap_size", "time",
+      "tile_info",   "tile_padding_tblr", "ring_buffer_info", "ifmap",    "ofmap",      "buffer",
+      "weight",      "wl0_buffer",        "wl1_buffer"};
   if (!ExpectKind(JsonKind::kObject, "a workload object")) return;
   w->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kWorkload, [&](int field) {
     switch (field) {
-      case 0: Int(&w->id); break;
-      case 1: Layer(&w->layer); break;
+      case 0:
+        Int(&w->id);
+        break;
+      case 1:
+        Layer(&w->layer);
+        break;
       case 2: {
         std::string_view type;
         if (!String(&type)) break;
@@ -760,15 +940,33 @@ void Decoder::WorkloadObject(Workload* w) {
         w->type = static_cast<LayerType>(*index);
         break;
       }
-      case 3: RangePair(&w->range); break;
-      case 4: Int(&w->ofmap_size); break;
-      case 5: Int(&w->time); break;
-      case 6: TileInfo(&w->tiles); break;
-      case 7: IntArray(&w->padding); break;
-      case 8: Rings(&w->rings); break;
-      case 9: List(&w->ifmaps, [this](Ifmap* f) { IfmapEntry(f); }); break;
-      case 10: List(&w->ofmaps, [this](Ofmap* f) { OfmapEntry(f); }); break;
-      case 11: List(&w->buffer, [this](BufferEntry* e) { BufferEntryObject(e); }); break;
+      case 3:
+        RangePair(&w->range);
+        break;
+      case 4:
+        Int(&w->ofmap_size);
+        break;
+      case 5:
+        Int(&w->time);
+        break;
+      case 6:
+        TileInfo(&w->tiles);
+        break;
+      case 7:
+        IntArray(&w->padding);
+        break;
+      case 8:
+        Rings(&w->rings);
+        break;
+      case 9:
+        List(&w->ifmaps, [this](Ifmap* f) { IfmapEntry(f); });
+        break;
+      case 10:
+        List(&w->ofmaps, [this](Ofmap* f) { OfmapEntry(f); });
+        break;
+      case 11:
+        List(&w->buffer, [this](BufferEntry* e) { BufferEntryObject(e); });
+        break;
       case 12:
         w->weight.emplace();
         WeightObject(&*w->weight);
@@ -797,9 +995,7 @@ void Decoder::WorkloadObject(Workload* w) {
 
 void Decoder::CoreList(Core* core) {
   core->offset = reader_.offset();
-  List(&core->workloads, [this](Workload* w) {
-    WorkloadObject(w);
-  });
+  List(&core->workloads, [this](Workload* w) { WorkloadObject(w); });
 }
 
 // ---- Top level -------------------------------------------------------------
@@ -831,23 +1027,35 @@ void Decoder::Top() {
     if (index >= 0) {
       const uint64_t bit = uint64_t{1} << index;
       if (seen & bit) {
-        sink_.Report(rules::kJsonDuplicateKey, at, Str("key ", Quoted(key), " appears twice in one object"));
+        sink_.Report(rules::kJsonDuplicateKey, at,
+                     Str("key ", Quoted(key), " appears twice in one object"));
         reader_.Skip();
         continue;
       }
       seen |= bit;
       switch (index) {
-        case 0: Dram(); break;
-        case 1: Int(&ir_.buffersize); break;
-        case 2: Int(&ir_.top_batch_cut); break;
-        case 3: Int(&ir_.xlen); break;
-        case 4: Int(&ir_.ylen); break;
+        case 0:
+          Dram();
+          break;
+        case 1:
+          Int(&ir_.buffersize);
+          break;
+        case 2:
+          Int(&ir_.top_batch_cut);
+          break;
+        case 3:
+          Int(&ir_.xlen);
+          break;
+        case 4:
+          Int(&ir_.ylen);
+          break;
       }
       continue;
     }
     if (const auto id = CoreKey(key)) {
       if (!core_ids.insert(*id).second) {
-        sink_.Report(rules::kJsonDuplicateKey, at, Str("key ", Quoted(key), " appears twice in one object"));
+        sink_.Report(rules::kJsonDuplicateKey, at,
+                     Str("key ", Quoted(key), " appears twice in one object"));
         reader_.Skip();
         continue;
       }
@@ -859,7 +1067,8 @@ void Decoder::Top() {
     const bool repeated = unknown.find(key) != unknown.end();
     sink_.Report(repeated ? rules::kJsonDuplicateKey : rules::kTopKeys, at,
                  repeated ? Str("key ", Quoted(key), " appears twice in one object")
-                          : Str("top-level key ", Quoted(key), " is neither a core id nor one of -1, buffersize, "
+                          : Str("top-level key ", Quoted(key),
+                                " is neither a core id nor one of -1, buffersize, "
                                 "top_batch_cut, xlen, ylen"));
     if (!repeated) unknown.emplace(key);
     reader_.Skip();
@@ -867,24 +1076,29 @@ void Decoder::Top() {
   if (reader_.failed()) return;
   for (size_t i = 0; i < kKeys.size(); ++i) {
     if (!(seen & (uint64_t{1} << i))) {
-      sink_.Report(rules::kTopKeys, Location{0, std::nullopt, ""}, Str("the document has no top-level key ", Quoted(kKeys[i])));
+      sink_.Report(rules::kTopKeys, Location{0, std::nullopt, ""},
+                   Str("the document has no top-level key ", Quoted(kKeys[i])));
     }
   }
-  std::sort(ir_.cores.begin(), ir_.cores.end(), [](const Core& a, const Core& b) { return a.id < b.id; });
+  std::sort(ir_.cores.begin(), ir_.cores.end(),
+            [](const Core& a, const Core& b) { return a.id < b.id; });
 }
 
 bool Decoder::Run() {
   Top();
   reader_.Finish();
   if (!reader_.failed()) return true;
-  const Rule& rule = reader_.failure() == JsonReader::Failure::kDepth ? core_rules::kLimitDepth : rules::kJsonSyntax;
-  sink_.Report(rule, Location{reader_.error_offset(), std::nullopt, reader_.Pointer()}, reader_.error());
+  const Rule& rule = reader_.failure() == JsonReader::Failure::kDepth ? core_rules::kLimitDepth
+                                                                      : rules::kJsonSyntax;
+  sink_.Report(rule, Location{reader_.error_offset(), std::nullopt, reader_.Pointer()},
+               reader_.error());
   return false;
 }
 
 }  // namespace
 
-bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir, const InputBuffer* input) {
+bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
+              const InputBuffer* input) {
   Decoder decoder(text, limits, sink, ir, input);
   return decoder.Run();
 }
@@ -893,7 +1107,8 @@ bool LooksLikeIr(ByteView text) {
   // Skip an optional UTF-8 BOM and whitespace, require '{' and then a key of
   // the IR's top level within the first bytes (jsoncpp writes keys sorted,
   // so "-1" comes first; other writers may not).
-  const std::string_view head(reinterpret_cast<const char*>(text.data()), std::min<size_t>(text.size(), 4096));
+  const std::string_view head(reinterpret_cast<const char*>(text.data()),
+                              std::min<size_t>(text.size(), 4096));
   const size_t brace = head.find_first_not_of(" \t\r\n");
   if (brace == std::string_view::npos || head[brace] != '{') return false;
   const bool has_dram = head.find("\"-1\"") != std::string_view::npos;

@@ -35,7 +35,8 @@ bool ReadInts(const nlohmann::json& value, std::array<int64_t, N>* out) {
 bool IsPeOp(Op op) { return op == Op::kConv2d || op == Op::kDense; }
 
 std::optional<Frontend> ParseFrontend(ByteView text, std::string* error) {
-  const auto doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  const auto doc =
+      nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) {
     *error = "the frontend IR is not a JSON object";
     return std::nullopt;
@@ -45,16 +46,19 @@ std::optional<Frontend> ParseFrontend(ByteView text, std::string* error) {
     if (!layer.is_object()) continue;
     FrontendLayer out;
     out.name = name;
-    if (layer.contains("operation") && layer["operation"].is_string()) out.operation = layer["operation"].get<std::string>();
+    if (layer.contains("operation") && layer["operation"].is_string())
+      out.operation = layer["operation"].get<std::string>();
     out.op = OpOf(out.operation);
-    if (layer.contains("layer_index") && layer["layer_index"].is_number_integer()) out.index = layer["layer_index"].get<int64_t>();
+    if (layer.contains("layer_index") && layer["layer_index"].is_number_integer())
+      out.index = layer["layer_index"].get<int64_t>();
     if (layer.contains("input_shape") && layer["input_shape"].is_array()) {
       for (const auto& shape : layer["input_shape"]) {
         std::array<int64_t, 4> dims{};
         if (ReadInts(shape, &dims)) out.input_shapes.push_back(dims);
       }
     }
-    if (layer.contains("output_shape") && layer["output_shape"].is_array() && !layer["output_shape"].empty()) {
+    if (layer.contains("output_shape") && layer["output_shape"].is_array() &&
+        !layer["output_shape"].empty()) {
       ReadInts(layer["output_shape"][0], &out.output_shape);
     }
     if (layer.contains("kernel_size")) ReadInts(layer["kernel_size"], &out.kernel);
@@ -69,12 +73,15 @@ std::optional<Frontend> ParseFrontend(ByteView text, std::string* error) {
     // Geometry outside these bounds describes no real layer; keeping it
     // bounded keeps the receptive-field arithmetic exact.
     const auto bounded = [](const auto& values, int64_t low) {
-      return std::all_of(values.begin(), values.end(), [low](int64_t v) { return v >= low && v <= (1 << 20); });
+      return std::all_of(values.begin(), values.end(),
+                         [low](int64_t v) { return v >= low && v <= (1 << 20); });
     };
     if (!bounded(out.kernel, 1) || !bounded(out.stride, 1) || !bounded(out.padding, 0) ||
         !bounded(out.output_shape, 0) ||
-        !std::all_of(out.input_shapes.begin(), out.input_shapes.end(), [&](const auto& s) { return bounded(s, 0); })) {
-      *error = Str("layer ", Quoted(name), " has a kernel, stride, padding or shape outside [0, 2^20]");
+        !std::all_of(out.input_shapes.begin(), out.input_shapes.end(),
+                     [&](const auto& s) { return bounded(s, 0); })) {
+      *error =
+          Str("layer ", Quoted(name), " has a kernel, stride, padding or shape outside [0, 2^20]");
       return std::nullopt;
     }
     frontend.layers.emplace(name, std::move(out));

@@ -22,9 +22,9 @@ struct FrontendLayer {
   Op op = Op::kOther;
   std::vector<std::array<int64_t, 4>> input_shapes;
   std::array<int64_t, 4> output_shape{};
-  std::array<int64_t, 2> kernel{1, 1};   // R, S
+  std::array<int64_t, 2> kernel{1, 1};  // R, S
   std::array<int64_t, 2> stride{1, 1};
-  std::array<int64_t, 4> padding{};      // ONNX order: top, left, bottom, right
+  std::array<int64_t, 4> padding{};  // ONNX order: top, left, bottom, right
   std::vector<std::string> previous;
 };
 

@@ -8,8 +8,8 @@
 
 namespace accelcheck::gemini {
 
-std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions, const Limits& limits,
-                                     DiagnosticSink& sink) {
+std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
+                                     const Limits& limits, DiagnosticSink& sink) {
   if (companions.empty()) return std::nullopt;
   const std::string& path = companions.front();
   std::string error;
@@ -22,8 +22,9 @@ std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
   return std::nullopt;
 }
 
-std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context, const Frontend* frontend,
-                                    DiagnosticSink& sink, const InputBuffer* input) {
+std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context,
+                                    const Frontend* frontend, DiagnosticSink& sink,
+                                    const InputBuffer* input) {
   Ir ir;
   if (!DecodeIr(text, context.limits, sink, &ir, input)) return std::nullopt;
   // Type and key problems leave default values behind: no semantics on them.
@@ -46,14 +47,16 @@ class GeminiFormatImpl final : public Format {
   RuleTable rules() const override { return AllRules(); }
   bool Detect(ByteView bytes) const override { return LooksLikeIr(bytes); }
 
-  void Validate(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
+  void Validate(const InputBuffer& input, const ValidateContext& context,
+                DiagnosticSink& sink) const override {
     const auto frontend = LoadFrontend(context.companions, context.limits, sink);
     DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
   }
 
   // A summary per core: workloads with their layer, range, time, and the
   // transfers they read and write, plus the DRAM lists.
-  nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
+  nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
+                         DiagnosticSink& sink) const override {
     Ir ir;
     if (!DecodeIr(input.bytes(), context.limits, sink, &ir, &input)) return nullptr;
     nlohmann::json out = {{"format", "gemini"},
@@ -68,13 +71,16 @@ class GeminiFormatImpl final : public Format {
       nlohmann::json workloads = nlohmann::json::array();
       for (const Workload& w : core.workloads) {
         std::vector<int64_t> reads;
-        for (const Ifmap& f : w.ifmaps) reads.insert(reads.end(), f.transfer_ids.begin(), f.transfer_ids.end());
+        for (const Ifmap& f : w.ifmaps)
+          reads.insert(reads.end(), f.transfer_ids.begin(), f.transfer_ids.end());
         std::vector<int64_t> writes;
         for (const Ofmap& f : w.ofmaps) writes.push_back(f.transfer_id);
         workloads.push_back({{"workload_id", w.id},
                              {"offset", w.offset},
                              {"layer_name", ir.LayerName(w.layer)},
-                             {"layer_type", w.type == LayerType::kPe ? "pe" : w.type == LayerType::kVp ? "vp" : "dt"},
+                             {"layer_type", w.type == LayerType::kPe   ? "pe"
+                                            : w.type == LayerType::kVp ? "vp"
+                                                                       : "dt"},
                              {"workload", RangeJson(w.range)},
                              {"time", w.time},
                              {"tiles", w.tiles.size()},

@@ -15,12 +15,13 @@ const Format& GeminiFormat();
 // The frontend IR named among the companions (--data / --frontend), parsed;
 // nullopt when none is named. A named file that cannot be read or parsed is
 // reported to `sink` as core.io.read.
-std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions, const Limits& limits,
-                                     DiagnosticSink& sink);
+std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
+                                     const Limits& limits, DiagnosticSink& sink);
 
 // Decodes and validates; the decoded IR is returned when decoding succeeded
 // (the executors use it only when the sink holds no blocking diagnostic).
-std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context, const Frontend* frontend,
-                                    DiagnosticSink& sink, const InputBuffer* input = nullptr);
+std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context,
+                                    const Frontend* frontend, DiagnosticSink& sink,
+                                    const InputBuffer* input = nullptr);
 
 }  // namespace accelcheck::gemini

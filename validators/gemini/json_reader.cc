@@ -12,14 +12,21 @@ namespace accelcheck::gemini {
 
 std::string_view JsonKindName(JsonKind kind) {
   switch (kind) {
-    case JsonKind::kObject: return "object";
-    case JsonKind::kArray: return "array";
-    case JsonKind::kString: return "string";
-    case JsonKind::kNumber: return "number";
+    case JsonKind::kObject:
+      return "object";
+    case JsonKind::kArray:
+      return "array";
+    case JsonKind::kString:
+      return "string";
+    case JsonKind::kNumber:
+      return "number";
     case JsonKind::kTrue:
-    case JsonKind::kFalse: return "boolean";
-    case JsonKind::kNull: return "null";
-    case JsonKind::kInvalid: break;
+    case JsonKind::kFalse:
+      return "boolean";
+    case JsonKind::kNull:
+      return "null";
+    case JsonKind::kInvalid:
+      break;
   }
   return "invalid value";
 }
@@ -76,7 +83,9 @@ constexpr std::array<bool, 256> kStringStop = StringStopTable();
 constexpr uint64_t kOnes = 0x0101010101010101ull;
 constexpr uint64_t kHighs = 0x8080808080808080ull;
 uint64_t BytesBelow(uint64_t word, uint8_t n) { return (word - kOnes * n) & ~word & kHighs; }
-uint64_t BytesEqual(uint64_t word, char c) { return BytesBelow(word ^ (kOnes * static_cast<uint8_t>(c)), 1); }
+uint64_t BytesEqual(uint64_t word, char c) {
+  return BytesBelow(word ^ (kOnes * static_cast<uint8_t>(c)), 1);
+}
 
 // memcmp for the short keys of the IR, inlined: fixed-size copies compile
 // to single loads.
@@ -149,9 +158,10 @@ bool JsonReader::Fail(Failure failure, std::string message) {
 }
 
 bool JsonReader::ExpectFailed(std::string_view what) {
-  if (pos_ >= size_) return Fail(Failure::kSyntax, Str("the text ends where ", what, " was expected"));
-  return Fail(Failure::kSyntax,
-              Str("expected ", what, " at offset ", Hex(pos_), " but found ", Quoted(std::string_view(&text_[pos_], 1))));
+  if (pos_ >= size_)
+    return Fail(Failure::kSyntax, Str("the text ends where ", what, " was expected"));
+  return Fail(Failure::kSyntax, Str("expected ", what, " at offset ", Hex(pos_), " but found ",
+                                    Quoted(std::string_view(&text_[pos_], 1))));
 }
 
 std::string JsonReader::Pointer() const {
@@ -186,8 +196,8 @@ bool JsonReader::NextKey(std::string_view* key, uint64_t* key_offset, std::strin
   const uint64_t length = expected.size();
   if (length != 0 && size_ - pos_ > separator + length + 2) {
     const char* at = text_ + pos_ + separator;
-    if ((separator == 0 || text_[pos_] == ',') && at[0] == '"' && at[length + 1] == '"' && at[length + 2] == ':' &&
-        SameBytes(at + 1, expected.data(), length)) {
+    if ((separator == 0 || text_[pos_] == ',') && at[0] == '"' && at[length + 1] == '"' &&
+        at[length + 2] == ':' && SameBytes(at + 1, expected.data(), length)) {
       *key_offset = pos_ + separator;
       frame.key = std::string_view(at + 1, length);
       frame.key_escaped = false;
@@ -278,7 +288,8 @@ bool JsonReader::ScanEscapedString(uint64_t start, std::string* storage) {
       return true;
     }
     if (static_cast<unsigned char>(c) < 0x20) {
-      return Fail(Failure::kSyntax, Str("control byte ", Hex(static_cast<unsigned char>(c)), " inside a string at offset ", Hex(pos_)));
+      return Fail(Failure::kSyntax, Str("control byte ", Hex(static_cast<unsigned char>(c)),
+                                        " inside a string at offset ", Hex(pos_)));
     }
     if (c != '\\') {
       *storage += c;
@@ -289,14 +300,30 @@ bool JsonReader::ScanEscapedString(uint64_t start, std::string* storage) {
     const char e = text_[pos_ + 1];
     pos_ += 2;
     switch (e) {
-      case '"': *storage += '"'; break;
-      case '\\': *storage += '\\'; break;
-      case '/': *storage += '/'; break;
-      case 'b': *storage += '\b'; break;
-      case 'f': *storage += '\f'; break;
-      case 'n': *storage += '\n'; break;
-      case 'r': *storage += '\r'; break;
-      case 't': *storage += '\t'; break;
+      case '"':
+        *storage += '"';
+        break;
+      case '\\':
+        *storage += '\\';
+        break;
+      case '/':
+        *storage += '/';
+        break;
+      case 'b':
+        *storage += '\b';
+        break;
+      case 'f':
+        *storage += '\f';
+        break;
+      case 'n':
+        *storage += '\n';
+        break;
+      case 'r':
+        *storage += '\r';
+        break;
+      case 't':
+        *storage += '\t';
+        break;
       case 'u': {
         if (pos_ + 4 > size_) return Fail(Failure::kSyntax, "truncated \\u escape");
         uint32_t cp = 0;
@@ -310,16 +337,19 @@ bool JsonReader::ScanEscapedString(uint64_t start, std::string* storage) {
         break;
       }
       default:
-        return Fail(Failure::kSyntax, Str("unknown escape \\", Quoted(std::string_view(&e, 1)), " at offset ", Hex(pos_ - 2)));
+        return Fail(Failure::kSyntax, Str("unknown escape \\", Quoted(std::string_view(&e, 1)),
+                                          " at offset ", Hex(pos_ - 2)));
     }
   }
-  return Fail(Failure::kSyntax, Str("string starting at offset ", Hex(start - 1), " is not terminated"));
+  return Fail(Failure::kSyntax,
+              Str("string starting at offset ", Hex(start - 1), " is not terminated"));
 }
 
 bool JsonReader::ReadString(std::string_view* value) {
   if (failed()) return false;
   SkipSpace();
-  if (pos_ >= size_ || text_[pos_] != '"') return Fail(Failure::kSyntax, Str("expected a string at offset ", Hex(pos_)));
+  if (pos_ >= size_ || text_[pos_] != '"')
+    return Fail(Failure::kSyntax, Str("expected a string at offset ", Hex(pos_)));
   bool escaped;
   return ScanString(value, &scratch_, &escaped);
 }
@@ -427,8 +457,9 @@ bool JsonReader::TryReadIntList(std::vector<int64_t>* values) {
 }
 
 bool JsonReader::ScanShortDecimal(double* value) {
-  static constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  static constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                            1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                            1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   uint64_t p = pos_;
   const bool negative = p < size_ && text_[p] == '-';
   if (negative) ++p;
@@ -449,7 +480,8 @@ bool JsonReader::ScanShortDecimal(double* value) {
   // a leading zero before other digits, an exponent, 16 or more characters.
   if (point == 0 || p == point + 1 || p - digits >= 16) return false;
   if (text_[digits] == '0' && point != digits + 1) return false;
-  if (p < size_ && (static_cast<unsigned char>(text_[p] - '0') < 10 || text_[p] == 'e' || text_[p] == 'E' || text_[p] == '.')) {
+  if (p < size_ && (static_cast<unsigned char>(text_[p] - '0') < 10 || text_[p] == 'e' ||
+                    text_[p] == 'E' || text_[p] == '.')) {
     return false;
   }
   const double magnitude = static_cast<double>(mantissa) / kPowersOfTen[p - point - 1];
@@ -491,17 +523,20 @@ bool JsonReader::ReadNumberSlow(JsonNumber* value) {
   bool fits = true;
   while (pos_ < size_ && IsDigit(text_[pos_])) {
     const int d = text_[pos_] - '0';
-    if (fits && (__builtin_mul_overflow(acc, 10, &acc) || __builtin_sub_overflow(acc, d, &acc))) fits = false;
+    if (fits && (__builtin_mul_overflow(acc, 10, &acc) || __builtin_sub_overflow(acc, d, &acc)))
+      fits = false;
     ++pos_;
   }
   if (pos_ == digits) return Fail(Failure::kSyntax, Str("expected a digit at offset ", Hex(pos_)));
-  if (text_[digits] == '0' && pos_ - digits > 1) return Fail(Failure::kSyntax, Str("number with a leading zero at offset ", Hex(start)));
+  if (text_[digits] == '0' && pos_ - digits > 1)
+    return Fail(Failure::kSyntax, Str("number with a leading zero at offset ", Hex(start)));
   bool integral = true;
   if (pos_ < size_ && text_[pos_] == '.') {
     integral = false;
     const uint64_t frac = ++pos_;
     while (pos_ < size_ && IsDigit(text_[pos_])) ++pos_;
-    if (pos_ == frac) return Fail(Failure::kSyntax, Str("expected a digit after '.' at offset ", Hex(pos_)));
+    if (pos_ == frac)
+      return Fail(Failure::kSyntax, Str("expected a digit after '.' at offset ", Hex(pos_)));
   }
   if (pos_ < size_ && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
     integral = false;
@@ -509,7 +544,8 @@ bool JsonReader::ReadNumberSlow(JsonNumber* value) {
     if (pos_ < size_ && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
     const uint64_t exp = pos_;
     while (pos_ < size_ && IsDigit(text_[pos_])) ++pos_;
-    if (pos_ == exp) return Fail(Failure::kSyntax, Str("expected an exponent digit at offset ", Hex(pos_)));
+    if (pos_ == exp)
+      return Fail(Failure::kSyntax, Str("expected an exponent digit at offset ", Hex(pos_)));
   }
   value->integral = integral;
   value->fits = true;
@@ -526,7 +562,8 @@ bool JsonReader::ReadNumberSlow(JsonNumber* value) {
 }
 
 bool JsonReader::ScanLiteral(std::string_view literal) {
-  if (size_ - pos_ < literal.size() || std::memcmp(text_ + pos_, literal.data(), literal.size()) != 0) {
+  if (size_ - pos_ < literal.size() ||
+      std::memcmp(text_ + pos_, literal.data(), literal.size()) != 0) {
     return Fail(Failure::kSyntax, Str("expected ", literal, " at offset ", Hex(pos_)));
   }
   pos_ += literal.size();
@@ -561,25 +598,38 @@ void JsonReader::Skip() {
       if (!BeginArray()) return;
       while (NextElement()) Skip();
       return;
-    case JsonKind::kString: ReadString(&ignored); return;
-    case JsonKind::kNumber: ReadNumber(&number); return;
-    case JsonKind::kTrue: ScanLiteral("true"); return;
-    case JsonKind::kFalse: ScanLiteral("false"); return;
-    case JsonKind::kNull: ScanLiteral("null"); return;
-    case JsonKind::kInvalid: break;
+    case JsonKind::kString:
+      ReadString(&ignored);
+      return;
+    case JsonKind::kNumber:
+      ReadNumber(&number);
+      return;
+    case JsonKind::kTrue:
+      ScanLiteral("true");
+      return;
+    case JsonKind::kFalse:
+      ScanLiteral("false");
+      return;
+    case JsonKind::kNull:
+      ScanLiteral("null");
+      return;
+    case JsonKind::kInvalid:
+      break;
   }
   if (failed()) return;
   if (pos_ >= size_) {
     Fail(Failure::kSyntax, "the text ends where a value was expected");
   } else {
-    Fail(Failure::kSyntax, Str("expected a value at offset ", Hex(pos_), " but found ", Quoted(std::string_view(&text_[pos_], 1))));
+    Fail(Failure::kSyntax, Str("expected a value at offset ", Hex(pos_), " but found ",
+                               Quoted(std::string_view(&text_[pos_], 1))));
   }
 }
 
 bool JsonReader::Finish() {
   if (failed()) return false;
   SkipSpace();
-  if (pos_ != size_) return Fail(Failure::kSyntax, Str("bytes follow the document at offset ", Hex(pos_)));
+  if (pos_ != size_)
+    return Fail(Failure::kSyntax, Str("bytes follow the document at offset ", Hex(pos_)));
   return true;
 }
 

@@ -63,7 +63,7 @@ class JsonReader {
   // more digits, another element count, a syntax problem): the caller then
   // reads it the general way, which reports what is wrong.
   bool TryReadInt(int64_t* value);
-  bool TryReadInts(int64_t* values, size_t count);  // exactly `count` integers
+  bool TryReadInts(int64_t* values, size_t count);    // exactly `count` integers
   bool TryReadIntList(std::vector<int64_t>* values);  // appends any number
 
   bool ReadString(std::string_view* value);  // valid until the next call
@@ -103,7 +103,7 @@ class JsonReader {
 
     // Bytes above ' ' are never whitespace: one test for compact text.
     uint64_t SkipSpace(uint64_t p) const {
-      if (p < size && static_cast<unsigned char>(data[p]) > ' ') return p;
+      if (p<size&& static_cast<unsigned char>(data[p])> ' ') return p;
       while (p < size && IsSpace(data[p])) ++p;
       return p;
     }

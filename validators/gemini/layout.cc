@@ -20,7 +20,8 @@ std::optional<int64_t> Product(std::initializer_list<int64_t> factors) {
 
 std::optional<int64_t> FmapBytes(const Range& r, int64_t align, int64_t bitwidth) {
   if (!ValidLayout(align, bitwidth)) return std::nullopt;
-  const int64_t channels = static_cast<int64_t>(AlignUp(static_cast<uint64_t>(Extent(r, 1)), static_cast<uint64_t>(align)));
+  const int64_t channels = static_cast<int64_t>(
+      AlignUp(static_cast<uint64_t>(Extent(r, 1)), static_cast<uint64_t>(align)));
   return Product({Extent(r, 0), channels, Extent(r, 2), Extent(r, 3), bitwidth / 8});
 }
 

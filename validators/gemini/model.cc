@@ -23,8 +23,9 @@ std::optional<int64_t> Volume(const Range& r) {
   int64_t volume = 1;
   for (int d = 0; d < 4; ++d) {
     int64_t extent;
-    if (__builtin_sub_overflow(r.hi[d], r.lo[d], &extent) || __builtin_add_overflow(extent, 1, &extent) ||
-        extent < 0 || __builtin_mul_overflow(volume, extent, &volume)) {
+    if (__builtin_sub_overflow(r.hi[d], r.lo[d], &extent) ||
+        __builtin_add_overflow(extent, 1, &extent) || extent < 0 ||
+        __builtin_mul_overflow(volume, extent, &volume)) {
       return std::nullopt;
     }
   }
@@ -63,8 +64,8 @@ bool SameExtents(const Range& a, const Range& b) {
 }
 
 std::string RangeText(const Range& r) {
-  return Str("[", r.lo[0], ",", r.lo[1], ",", r.lo[2], ",", r.lo[3], "]..[", r.hi[0], ",", r.hi[1], ",",
-             r.hi[2], ",", r.hi[3], "]");
+  return Str("[", r.lo[0], ",", r.lo[1], ",", r.lo[2], ",", r.lo[3], "]..[", r.hi[0], ",", r.hi[1],
+             ",", r.hi[2], ",", r.hi[3], "]");
 }
 
 std::string WorkloadPath(const Core& core, size_t index) { return Str("/", core.id, "/", index); }

@@ -17,7 +17,8 @@ IrIndex::IrIndex(const Ir& ir) : ir_(ir) {
     for (uint32_t w = 0; w < core.workloads.size(); ++w) {
       const Workload& workload = core.workloads[w];
       workloads_.emplace(WorkloadKey(core.id, workload.id), WorkloadRef{c, w});
-      for (const Ofmap& ofmap : workload.ofmaps) ofmaps_.emplace(ofmap.transfer_id, WorkloadRef{c, w});
+      for (const Ofmap& ofmap : workload.ofmaps)
+        ofmaps_.emplace(ofmap.transfer_id, WorkloadRef{c, w});
     }
   }
   for (size_t i = 0; i < ir.dram_out.size(); ++i) dram_out_.emplace(ir.dram_out[i].transfer_id, i);
@@ -51,8 +52,8 @@ std::optional<size_t> IrIndex::DramIn(int64_t transfer_id) const {
   return it->second;
 }
 
-void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline, uint64_t budget_ms,
-                DiagnosticSink& sink) {
+void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline,
+                uint64_t budget_ms, DiagnosticSink& sink) {
   const IrIndex index(ir);
   const Context ctx{ir, sink, frontend, index};
   using Pass = void (*)(const Context&);
@@ -64,7 +65,8 @@ void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline
   for (Pass pass : kPasses) {
     if (sink.full()) return;
     if (deadline.expired()) {
-      sink.Report(core_rules::kLimitTime, Location{}, Str("validation stopped after --time-budget-ms ", budget_ms, " ms"));
+      sink.Report(core_rules::kLimitTime, Location{},
+                  Str("validation stopped after --time-budget-ms ", budget_ms, " ms"));
       return;
     }
     const uint64_t before = sink.blocking_count();

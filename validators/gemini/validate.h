@@ -58,10 +58,11 @@ void CheckDependencies(const Context& ctx);  // validate_dependencies.cc: I-D
 
 // The wait-for graph of I-D1 (and the space edges of I-D2 when asked): a
 // cycle as the list of workloads on it, or nullopt when it is acyclic.
-std::optional<std::vector<WorkloadRef>> FindWaitCycle(const Ir& ir, const IrIndex& index, bool space_edges);
+std::optional<std::vector<WorkloadRef>> FindWaitCycle(const Ir& ir, const IrIndex& index,
+                                                      bool space_edges);
 
 // Runs every phase, gating each on the blocking diagnostics of the earlier.
-void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline, uint64_t budget_ms,
-                DiagnosticSink& sink);
+void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline,
+                uint64_t budget_ms, DiagnosticSink& sink);
 
 }  // namespace accelcheck::gemini

@@ -13,11 +13,17 @@ namespace accelcheck::gemini {
 
 namespace {
 
-Location At(uint64_t offset, std::string path) { return Location{offset, std::nullopt, std::move(path)}; }
+Location At(uint64_t offset, std::string path) {
+  return Location{offset, std::nullopt, std::move(path)};
+}
 
-bool Holds(const std::vector<int64_t>& ids, int64_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+bool Holds(const std::vector<int64_t>& ids, int64_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
 
-std::string EntryPath(const Core& core, size_t w, size_t e) { return Str(WorkloadPath(core, w), "/buffer/", e); }
+std::string EntryPath(const Core& core, size_t w, size_t e) {
+  return Str(WorkloadPath(core, w), "/buffer/", e);
+}
 
 // I-B1: regions are [start, end) inside the buffer and pairwise disjoint.
 bool CheckRegions(const Context& ctx, const Core& core, size_t i) {
@@ -25,21 +31,26 @@ bool CheckRegions(const Context& ctx, const Core& core, size_t i) {
   auto rings = w.rings;
   bool ok = !rings.empty();
   if (rings.empty()) {
-    ctx.sink.Report(rules::kBufferRegions, At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"), "ring_buffer_info names no region");
+    ctx.sink.Report(rules::kBufferRegions,
+                    At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
+                    "ring_buffer_info names no region");
   }
   for (const auto& [start, end] : rings) {
     if (start < 0 || start >= end || end > ctx.ir.buffersize) {
-      ctx.sink.Report(rules::kBufferRegions, At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
-                      Str("ring region [", Hex(start), ", ", Hex(end), ") is not inside [0, buffersize ",
-                          Hex(ctx.ir.buffersize), ")"));
+      ctx.sink.Report(rules::kBufferRegions,
+                      At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
+                      Str("ring region [", Hex(start), ", ", Hex(end),
+                          ") is not inside [0, buffersize ", Hex(ctx.ir.buffersize), ")"));
       ok = false;
     }
   }
   std::sort(rings.begin(), rings.end());
   for (size_t r = 1; r < rings.size(); ++r) {
     if (rings[r].first < rings[r - 1].second) {
-      ctx.sink.Report(rules::kBufferRegions, At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
-                      Str("ring regions starting at ", Hex(rings[r - 1].first), " and ", Hex(rings[r].first), " overlap"));
+      ctx.sink.Report(rules::kBufferRegions,
+                      At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
+                      Str("ring regions starting at ", Hex(rings[r - 1].first), " and ",
+                          Hex(rings[r].first), " overlap"));
       ok = false;
     }
   }
@@ -64,24 +75,28 @@ void CheckPlacement(const Context& ctx, const Core& core, size_t i) {
     const std::string path = EntryPath(core, i, e);
     if (entry.address % 8 != 0 || entry.size % 8 != 0 || entry.size < 0) {
       ctx.sink.Report(rules::kBufferAlign, At(entry.offset, path),
-                      Str("address ", Hex(entry.address), " and size ", Hex(entry.size), " must be multiples of 8"));
+                      Str("address ", Hex(entry.address), " and size ", Hex(entry.size),
+                          " must be multiples of 8"));
       continue;
     }
     const int region = RegionOf(w, entry.address);
     if (region < 0) {
       ctx.sink.Report(rules::kBufferAddress, At(entry.offset, path + "/address"),
-                      Str("address ", Hex(entry.address), " lies in no ring region (buffersize ", Hex(ctx.ir.buffersize), ")"));
+                      Str("address ", Hex(entry.address), " lies in no ring region (buffersize ",
+                          Hex(ctx.ir.buffersize), ")"));
       continue;
     }
     const auto [start, end] = w.rings[region];
     if (entry.size > end - start) {
-      ctx.sink.Report(rules::kBufferCapacity, At(entry.offset, path + "/size"),
-                      Str("size ", Hex(entry.size), " exceeds ring region [", Hex(start), ", ", Hex(end), ")"));
+      ctx.sink.Report(
+          rules::kBufferCapacity, At(entry.offset, path + "/size"),
+          Str("size ", Hex(entry.size), " exceeds ring region [", Hex(start), ", ", Hex(end), ")"));
       continue;
     }
     if (entry.address + entry.size > end) {
       ctx.sink.Report(rules::kBufferWrap, At(entry.offset, path),
-                      Str("tensor at ", Hex(entry.address), " + size ", Hex(entry.size), " wraps around the region end ", Hex(end)));
+                      Str("tensor at ", Hex(entry.address), " + size ", Hex(entry.size),
+                          " wraps around the region end ", Hex(end)));
     }
     placed[region].push_back({entry.address - start, entry.size, static_cast<int64_t>(e)});
   }
@@ -91,8 +106,8 @@ void CheckPlacement(const Context& ctx, const Core& core, size_t i) {
     for (const auto& item : items) total = SaturatingAdd(total, item[1]);
     if (total > height) {
       ctx.sink.Report(rules::kBufferCapacity, At(w.offset, WorkloadPath(core, i) + "/buffer"),
-                      Str("the snapshot's tensors in region ", region, " total ", Hex(total), " bytes, more than its ",
-                          Hex(height)));
+                      Str("the snapshot's tensors in region ", region, " total ", Hex(total),
+                          " bytes, more than its ", Hex(height)));
       continue;
     }
     // On a ring, tensors sorted by start are disjoint when each ends before
@@ -106,8 +121,8 @@ void CheckPlacement(const Context& ctx, const Core& core, size_t i) {
         const BufferEntry& ea = w.buffer[a[2]];
         const BufferEntry& eb = w.buffer[b[2]];
         ctx.sink.Report(rules::kBufferOverlap, At(eb.offset, EntryPath(core, i, b[2])),
-                        Str("tensor ", eb.tensor_id, " at ", Hex(eb.address), " overlaps tensor ", ea.tensor_id, " at ",
-                            Hex(ea.address), " + size ", Hex(ea.size)));
+                        Str("tensor ", eb.tensor_id, " at ", Hex(eb.address), " overlaps tensor ",
+                            ea.tensor_id, " at ", Hex(ea.address), " + size ", Hex(ea.size)));
         break;
       }
     }
@@ -124,8 +139,10 @@ void CheckWl0(const Context& ctx, const Core& core, size_t i) {
     const Wl0Entry& a = w.wl0[order[k - 1].second];
     const Wl0Entry& b = w.wl0[order[k].second];
     if (SaturatingAdd(a.address, a.size) > b.address) {
-      ctx.sink.Report(rules::kWl0Overlap, At(b.offset, Str(WorkloadPath(core, i), "/wl0_buffer/", order[k].second)),
-                      Str("WL0 entry at ", Hex(b.address), " overlaps the entry at ", Hex(a.address), " + size ", Hex(a.size)));
+      ctx.sink.Report(rules::kWl0Overlap,
+                      At(b.offset, Str(WorkloadPath(core, i), "/wl0_buffer/", order[k].second)),
+                      Str("WL0 entry at ", Hex(b.address), " overlaps the entry at ",
+                          Hex(a.address), " + size ", Hex(a.size)));
       return;
     }
   }
@@ -164,8 +181,9 @@ void CheckWl0Capacity(const Context& ctx, const Core& core, size_t i) {
     }
     if (block >= 0 && !entry.transfer_ids.empty() && entry.size > block) {
       ctx.sink.Report(rules::kWl0Capacity, At(entry.offset, path + "/size"),
-                      Str("WL0 entry of size ", entry.size, " exceeds the ", block, " bytes of the weight block",
-                          entry.transfer_ids.size() == 1 ? "" : "s", " it holds (",
+                      Str("WL0 entry of size ", entry.size, " exceeds the ", block,
+                          " bytes of the weight block", entry.transfer_ids.size() == 1 ? "" : "s",
+                          " it holds (",
                           entry.source == Wl0Source::kDdr ? "DRAM out" : "L2 weight tensor", ")"));
     }
   }
@@ -183,8 +201,9 @@ void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
     const std::string source_path = Str(path, "/source/", s);
     ids.push_back(source.transfer_id);
     if (!Contains(entry.range, source.range)) {
-      ctx.sink.Report(rules::kBufferSources, At(source.offset, source_path),
-                      Str("source ", RangeText(source.range), " lies outside tensor ", RangeText(entry.range)));
+      ctx.sink.Report(
+          rules::kBufferSources, At(source.offset, source_path),
+          Str("source ", RangeText(source.range), " lies outside tensor ", RangeText(entry.range)));
       return;
     }
     for (size_t u = 0; u < s; ++u) {
@@ -199,27 +218,30 @@ void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
     if (source.type == SourceType::kDram) {
       if (source.core_id != -1 || !ctx.index.DramOut(source.transfer_id)) {
         ctx.sink.Report(rules::kBufferSources, At(source.offset, source_path),
-                        Str("DRAM source of transfer ", source.transfer_id, " with core_id ", source.core_id,
-                            "; expected core_id -1 and a DRAM out transfer_id"));
+                        Str("DRAM source of transfer ", source.transfer_id, " with core_id ",
+                            source.core_id, "; expected core_id -1 and a DRAM out transfer_id"));
       }
     } else if (const auto producer = ctx.index.OfmapProducer(source.transfer_id)) {
       const Workload& p = ctx.index.At(*producer);
       const Core& pcore = ctx.index.CoreOf(*producer);
       if (source.core_id != pcore.id || source.layer != p.layer) {
-        ctx.sink.Report(rules::kBufferSources, At(source.offset, source_path),
-                        Str("core source of transfer ", source.transfer_id, " names core ", source.core_id, " layer ",
-                            Quoted(ctx.ir.LayerName(source.layer)), " but workload ", p.id, " of core ", pcore.id,
-                            " (", Quoted(ctx.ir.LayerName(p.layer)), ") produces it"));
+        ctx.sink.Report(
+            rules::kBufferSources, At(source.offset, source_path),
+            Str("core source of transfer ", source.transfer_id, " names core ", source.core_id,
+                " layer ", Quoted(ctx.ir.LayerName(source.layer)), " but workload ", p.id,
+                " of core ", pcore.id, " (", Quoted(ctx.ir.LayerName(p.layer)), ") produces it"));
       }
     } else {
-      ctx.sink.Report(rules::kBufferSources, At(source.offset, source_path),
-                      Str("core source names transfer ", source.transfer_id, ", which no ofmap produces"));
+      ctx.sink.Report(
+          rules::kBufferSources, At(source.offset, source_path),
+          Str("core source names transfer ", source.transfer_id, ", which no ofmap produces"));
     }
   }
   const int64_t volume = *Volume(entry.range);
   if (covered != volume) {
     ctx.sink.Report(rules::kBufferSources, At(entry.offset, path + "/source"),
-                    Str("sources cover ", covered, " of the ", volume, " elements of tensor ", RangeText(entry.range)));
+                    Str("sources cover ", covered, " of the ", volume, " elements of tensor ",
+                        RangeText(entry.range)));
   }
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -227,7 +249,8 @@ void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
   std::sort(listed.begin(), listed.end());
   if (ids != listed) {
     ctx.sink.Report(rules::kBufferSources, At(entry.offset, path + "/transfer_id"),
-                    Str("transfer_id lists ", listed.size(), " ids but the sources carry ", ids.size(), " distinct ids"));
+                    Str("transfer_id lists ", listed.size(), " ids but the sources carry ",
+                        ids.size(), " distinct ids"));
   }
 }
 
@@ -253,22 +276,27 @@ void CheckCurrentIfmaps(const Context& ctx, const Core& core, size_t i) {
     const std::string path = Str(WorkloadPath(core, i), "/ifmap/", f);
     if (holders != 1) {
       ctx.sink.Report(rules::kBufferCurWlIfmap, At(ifmap.offset, path),
-                      Str("ifmap ", f, " of workload ", w.id, " is held by ", holders, " cur_wl_ifmap tensors; expected 1"));
+                      Str("ifmap ", f, " of workload ", w.id, " is held by ", holders,
+                          " cur_wl_ifmap tensors; expected 1"));
       continue;
     }
     used[holder] = true;
     const BufferEntry& entry = w.buffer[holder];
-    if (!Contains(entry.range, ifmap.range) || entry.align != ifmap.align || entry.bitwidth != ifmap.bitwidth) {
-      ctx.sink.Report(rules::kBufferCurWlIfmap, At(ifmap.offset, path),
-                      Str("ifmap ", RangeText(ifmap.range), " (align ", ifmap.align, ", bitwidth ", ifmap.bitwidth,
-                          ") does not fit tensor ", entry.tensor_id, " ", RangeText(entry.range), " (align ", entry.align,
-                          ", bitwidth ", entry.bitwidth, ")"));
+    if (!Contains(entry.range, ifmap.range) || entry.align != ifmap.align ||
+        entry.bitwidth != ifmap.bitwidth) {
+      ctx.sink.Report(
+          rules::kBufferCurWlIfmap, At(ifmap.offset, path),
+          Str("ifmap ", RangeText(ifmap.range), " (align ", ifmap.align, ", bitwidth ",
+              ifmap.bitwidth, ") does not fit tensor ", entry.tensor_id, " ",
+              RangeText(entry.range), " (align ", entry.align, ", bitwidth ", entry.bitwidth, ")"));
     }
   }
   for (size_t e = 0; e < w.buffer.size(); ++e) {
     if (w.buffer[e].cur_wl_ifmap && !used[e]) {
-      ctx.sink.Report(rules::kBufferCurWlIfmap, At(w.buffer[e].offset, EntryPath(core, i, e) + "/cur_wl_ifmap"),
-                      Str("tensor ", w.buffer[e].tensor_id, " is marked cur_wl_ifmap but holds no ifmap of workload ", w.id));
+      ctx.sink.Report(rules::kBufferCurWlIfmap,
+                      At(w.buffer[e].offset, EntryPath(core, i, e) + "/cur_wl_ifmap"),
+                      Str("tensor ", w.buffer[e].tensor_id,
+                          " is marked cur_wl_ifmap but holds no ifmap of workload ", w.id));
     }
   }
 }
@@ -287,9 +315,11 @@ void CheckWeightResidency(const Context& ctx, const Core& core, size_t i) {
       return e.source == want && Holds(e.transfer_ids, id);
     });
     if (!in_wl0) {
-      ctx.sink.Report(rules::kBufferLiveness, At(w.weight->offset, WorkloadPath(core, i) + "/weight"),
-                      Str("weight transfer ", id, " of workload ", w.id, in_l2 ? " is in L2 but no WL0 entry with source CORE holds it"
-                                                                                : " is not in L2 and no WL0 entry with source DDR holds it"));
+      ctx.sink.Report(rules::kBufferLiveness,
+                      At(w.weight->offset, WorkloadPath(core, i) + "/weight"),
+                      Str("weight transfer ", id, " of workload ", w.id,
+                          in_l2 ? " is in L2 but no WL0 entry with source CORE holds it"
+                                : " is not in L2 and no WL0 entry with source DDR holds it"));
     }
   }
 }
@@ -329,14 +359,18 @@ void CheckForwardLifetimes(const Context& ctx, const Core& core) {
         if (carriers.size() != 1) {
           problem = Str(carriers.size(), " tensors carry it");
         } else if (tensor && *tensor != carriers[0]) {
-          problem = Str("tensor ", carriers[0], " carries it where tensor ", *tensor, " did before");
+          problem =
+              Str("tensor ", carriers[0], " carries it where tensor ", *tensor, " did before");
         }
         if (!problem.empty()) {
-          ctx.sink.Report(rules::kBufferForwardLifetime, At(core.workloads[i].offset, WorkloadPath(core, i) + "/buffer"),
-                          Str("transfer ", ofmap.transfer_id, " of workload ", producer.id, " is read on core ", core.id,
-                              " until workload ", core.workloads[last].id, ", but in the snapshot of workload ",
-                              core.workloads[i].id, " ", problem, "; expected one tensor from its first holder through workload ",
-                              core.workloads[last].id));
+          ctx.sink.Report(
+              rules::kBufferForwardLifetime,
+              At(core.workloads[i].offset, WorkloadPath(core, i) + "/buffer"),
+              Str("transfer ", ofmap.transfer_id, " of workload ", producer.id, " is read on core ",
+                  core.id, " until workload ", core.workloads[last].id,
+                  ", but in the snapshot of workload ", core.workloads[i].id, " ", problem,
+                  "; expected one tensor from its first holder through workload ",
+                  core.workloads[last].id));
           break;
         }
         tensor = carriers[0];
@@ -363,33 +397,41 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
       const std::string path = EntryPath(core, i, e);
       if (!current.emplace(entry.tensor_id, e).second) {
         ctx.sink.Report(rules::kBufferTensorId, At(entry.offset, path + "/tensor_id"),
-                        Str("tensor_id ", entry.tensor_id, " appears twice in the snapshot of workload ", w.id));
+                        Str("tensor_id ", entry.tensor_id,
+                            " appears twice in the snapshot of workload ", w.id));
         continue;
       }
       const bool was_present = previous.count(entry.tensor_id) != 0;
       if (entry.newly_added && *entry.newly_added == was_present) {
         ctx.sink.Report(rules::kBufferNewlyAdded, At(entry.offset, path + "/newly_added"),
-                        Str("tensor ", entry.tensor_id, " has newly_added ", *entry.newly_added ? "true" : "false",
-                            " but it is ", was_present ? "" : "not ", "in the previous snapshot"));
+                        Str("tensor ", entry.tensor_id, " has newly_added ",
+                            *entry.newly_added ? "true" : "false", " but it is ",
+                            was_present ? "" : "not ", "in the previous snapshot"));
       }
-      auto [it, inserted] = tensors.emplace(entry.tensor_id, Seen{entry.address, entry.size, entry.tensor_order, i, i});
+      auto [it, inserted] = tensors.emplace(
+          entry.tensor_id, Seen{entry.address, entry.size, entry.tensor_order, i, i});
       Seen& seen = it->second;
       if (inserted) {
         // I-B10: a store entry first appears in its producer's snapshot.
         if (entry.type == EntryType::kOfmap && entry.layer != w.layer) {
-          ctx.sink.Report(rules::kBufferOfmapEntry, At(entry.offset, path + "/layer_name"),
-                          Str("ofmap entry ", entry.tensor_id, " names layer ", Quoted(ctx.ir.LayerName(entry.layer)),
-                              " but first appears before workload ", w.id, " of layer ", Quoted(ctx.ir.LayerName(w.layer))));
+          ctx.sink.Report(
+              rules::kBufferOfmapEntry, At(entry.offset, path + "/layer_name"),
+              Str("ofmap entry ", entry.tensor_id, " names layer ",
+                  Quoted(ctx.ir.LayerName(entry.layer)), " but first appears before workload ",
+                  w.id, " of layer ", Quoted(ctx.ir.LayerName(w.layer))));
         }
         continue;
       }
       if (!was_present) {
         ctx.sink.Report(rules::kBufferTensorId, At(entry.offset, path + "/tensor_id"),
-                        Str("tensor ", entry.tensor_id, " reappears before workload ", w.id, " after leaving the buffer"));
-      } else if (seen.address != entry.address || seen.size != entry.size || seen.order != entry.tensor_order) {
-        ctx.sink.Report(rules::kBufferTensorId, At(entry.offset, path),
-                        Str("tensor ", entry.tensor_id, " moves from address ", Hex(seen.address), " size ", Hex(seen.size),
-                            " to address ", Hex(entry.address), " size ", Hex(entry.size)));
+                        Str("tensor ", entry.tensor_id, " reappears before workload ", w.id,
+                            " after leaving the buffer"));
+      } else if (seen.address != entry.address || seen.size != entry.size ||
+                 seen.order != entry.tensor_order) {
+        ctx.sink.Report(
+            rules::kBufferTensorId, At(entry.offset, path),
+            Str("tensor ", entry.tensor_id, " moves from address ", Hex(seen.address), " size ",
+                Hex(seen.size), " to address ", Hex(entry.address), " size ", Hex(entry.size)));
       }
       seen.last = i;
     }
@@ -400,9 +442,10 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
       if (entry.type != EntryType::kOfmap || !entry.start_send) continue;
       const bool stays = current.count(tensor) != 0;
       if (*entry.start_send == stays) {
-        ctx.sink.Report(rules::kBufferOfmapEntry, At(entry.offset, EntryPath(core, i - 1, e) + "/start_send"),
-                        Str("ofmap entry ", tensor, " has start_send ", *entry.start_send ? "true" : "false", " but ",
-                            stays ? "stays" : "leaves", " after workload ", before.id));
+        ctx.sink.Report(
+            rules::kBufferOfmapEntry, At(entry.offset, EntryPath(core, i - 1, e) + "/start_send"),
+            Str("ofmap entry ", tensor, " has start_send ", *entry.start_send ? "true" : "false",
+                " but ", stays ? "stays" : "leaves", " after workload ", before.id));
       }
     }
     previous = std::move(current);
@@ -412,7 +455,7 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
 // I-B9: DRAM-queue items carry 0..n-1 once each; core-fed tensors carry n.
 void CheckTensorOrder(const Context& ctx) {
   std::map<int64_t, std::pair<uint64_t, std::string>> orders;  // order -> first item
-  std::unordered_map<uint64_t, int64_t> items;                  // item key -> its order
+  std::unordered_map<uint64_t, int64_t> items;                 // item key -> its order
   struct CoreFed {
     int64_t order;
     uint64_t offset;
@@ -434,10 +477,11 @@ void CheckTensorOrder(const Context& ctx) {
       for (size_t e = 0; e < w.buffer.size(); ++e) {
         const BufferEntry& entry = w.buffer[e];
         if (!entry.tensor_order) continue;
-        const bool from_dram = entry.type == EntryType::kOfmap ||
-                               (!entry.sources.empty() && std::all_of(entry.sources.begin(), entry.sources.end(), [](const Source& s) {
-                                 return s.type == SourceType::kDram;
-                               }));
+        const bool from_dram =
+            entry.type == EntryType::kOfmap ||
+            (!entry.sources.empty() &&
+             std::all_of(entry.sources.begin(), entry.sources.end(),
+                         [](const Source& s) { return s.type == SourceType::kDram; }));
         const uint64_t key = (uint64_t{c} << 48) ^ static_cast<uint64_t>(entry.tensor_id);
         if (from_dram) {
           add(key, *entry.tensor_order, entry.offset, EntryPath(core, i, e));
@@ -447,8 +491,10 @@ void CheckTensorOrder(const Context& ctx) {
       }
       for (size_t e = 0; e < w.wl0.size(); ++e) {
         const Wl0Entry& entry = w.wl0[e];
-        if (entry.source != Wl0Source::kDdr || !entry.tensor_order || entry.transfer_ids.empty()) continue;
-        const uint64_t key = (uint64_t{1} << 63) ^ (uint64_t{c} << 48) ^ static_cast<uint64_t>(entry.transfer_ids[0]);
+        if (entry.source != Wl0Source::kDdr || !entry.tensor_order || entry.transfer_ids.empty())
+          continue;
+        const uint64_t key = (uint64_t{1} << 63) ^ (uint64_t{c} << 48) ^
+                             static_cast<uint64_t>(entry.transfer_ids[0]);
         add(key, *entry.tensor_order, entry.offset, Str(WorkloadPath(core, i), "/wl0_buffer/", e));
       }
     }
@@ -458,7 +504,8 @@ void CheckTensorOrder(const Context& ctx) {
   for (const auto& [order, first] : orders) {
     if (order != expected) {
       ctx.sink.Report(rules::kBufferTensorOrder, At(first.first, first.second + "/tensor_order"),
-                      Str("tensor_order ", order, " leaves a gap: the ", n, " DRAM-queue items should carry 0..", n - 1));
+                      Str("tensor_order ", order, " leaves a gap: the ", n,
+                          " DRAM-queue items should carry 0..", n - 1));
       return;
     }
     ++expected;
@@ -466,8 +513,9 @@ void CheckTensorOrder(const Context& ctx) {
   for (const CoreFed& fed : core_fed) {
     if (fed.order != n) {
       const std::string path = EntryPath(ctx.ir.cores[fed.core], fed.workload, fed.entry);
-      ctx.sink.Report(rules::kBufferTensorOrder, At(fed.offset, path + "/tensor_order"),
-                      Str("core-fed tensor has tensor_order ", fed.order, "; expected the sentinel ", n));
+      ctx.sink.Report(
+          rules::kBufferTensorOrder, At(fed.offset, path + "/tensor_order"),
+          Str("core-fed tensor has tensor_order ", fed.order, "; expected the sentinel ", n));
       return;
     }
   }

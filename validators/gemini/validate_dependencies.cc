@@ -15,7 +15,8 @@ class Graph {
   explicit Graph(const Ir& ir) {
     for (const Core& core : ir.cores) {
       base_.push_back(static_cast<uint32_t>(refs_.size()));
-      for (uint32_t w = 0; w < core.workloads.size(); ++w) refs_.push_back({static_cast<uint32_t>(base_.size() - 1), w});
+      for (uint32_t w = 0; w < core.workloads.size(); ++w)
+        refs_.push_back({static_cast<uint32_t>(base_.size() - 1), w});
     }
     edges_.resize(refs_.size());
   }
@@ -85,7 +86,8 @@ void AddDataEdges(const Ir& ir, const IrIndex& index, Graph& graph) {
         for (int64_t store : ir.dram_out[*out].related_ifmap) {
           const auto in = index.DramIn(store);
           if (!in) continue;
-          if (const auto producer = index.FindWorkload(ir.dram_in[*in].core_id, ir.dram_in[*in].workload_id)) {
+          if (const auto producer =
+                  index.FindWorkload(ir.dram_in[*in].core_id, ir.dram_in[*in].workload_id)) {
             graph.Edge(*producer, {c, w});
           }
         }
@@ -113,7 +115,8 @@ void AddSpaceEdges(const Ir& ir, const IrIndex& index, Graph& graph) {
         for (const Source& source : entry.sources) {
           if (source.type != SourceType::kCore || source.core_id == core.id) continue;
           const auto producer = index.OfmapProducer(source.transfer_id);
-          if (!producer || producer->index + 1 >= ir.cores[producer->core].workloads.size()) continue;
+          if (!producer || producer->index + 1 >= ir.cores[producer->core].workloads.size())
+            continue;
           graph.Edge({c, a - 1}, {producer->core, producer->index + 1});
         }
       }
@@ -132,7 +135,8 @@ std::string CycleText(const Ir& ir, const std::vector<WorkloadRef>& cycle) {
 
 }  // namespace
 
-std::optional<std::vector<WorkloadRef>> FindWaitCycle(const Ir& ir, const IrIndex& index, bool space_edges) {
+std::optional<std::vector<WorkloadRef>> FindWaitCycle(const Ir& ir, const IrIndex& index,
+                                                      bool space_edges) {
   Graph graph(ir);
   AddProgramOrder(ir, graph);
   AddDataEdges(ir, index, graph);
@@ -144,17 +148,20 @@ void CheckDependencies(const Context& ctx) {
   if (const auto cycle = FindWaitCycle(ctx.ir, ctx.index, false)) {
     const Workload& first = ctx.index.At(cycle->front());
     ctx.sink.Report(rules::kScheduleDeadlock,
-                    Location{first.offset, std::nullopt, WorkloadPath(ctx.index.CoreOf(cycle->front()), cycle->front().index)},
+                    Location{first.offset, std::nullopt,
+                             WorkloadPath(ctx.index.CoreOf(cycle->front()), cycle->front().index)},
                     Str("workloads wait for each other in a cycle: ", CycleText(ctx.ir, *cycle)));
     return;
   }
   if (ctx.ir.cores.size() < 2) return;
   if (const auto cycle = FindWaitCycle(ctx.ir, ctx.index, true)) {
     const Workload& first = ctx.index.At(cycle->front());
-    ctx.sink.Report(rules::kScheduleSpaceDeadlock,
-                    Location{first.offset, std::nullopt, WorkloadPath(ctx.index.CoreOf(cycle->front()), cycle->front().index)},
-                    Str("with L2 space freed only by earlier workloads, workloads wait in a cycle: ",
-                        CycleText(ctx.ir, *cycle)));
+    ctx.sink.Report(
+        rules::kScheduleSpaceDeadlock,
+        Location{first.offset, std::nullopt,
+                 WorkloadPath(ctx.index.CoreOf(cycle->front()), cycle->front().index)},
+        Str("with L2 space freed only by earlier workloads, workloads wait in a cycle: ",
+            CycleText(ctx.ir, *cycle)));
   }
 }
 

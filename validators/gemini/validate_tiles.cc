@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-
 #include "validators/core/text.h"
 #include "validators/gemini/rules.h"
 #include "validators/gemini/validate.h"
@@ -16,9 +15,13 @@ namespace accelcheck::gemini {
 
 namespace {
 
-Location At(uint64_t offset, std::string path) { return Location{offset, std::nullopt, std::move(path)}; }
+Location At(uint64_t offset, std::string path) {
+  return Location{offset, std::nullopt, std::move(path)};
+}
 
-std::string TilePath(const std::string& workload_path, size_t t) { return Str(workload_path, "/tile_info/tile_num_", t); }
+std::string TilePath(const std::string& workload_path, size_t t) {
+  return Str(workload_path, "/tile_info/tile_num_", t);
+}
 
 // Two tiles whose ofmap ranges overlap (the later first), or nothing. A
 // sweep along the axis the tiles spread most on (the cut axis): each tile is
@@ -30,7 +33,8 @@ std::optional<std::pair<size_t, size_t>> OverlappingTiles(const std::vector<Tile
   int64_t widest = -1;
   for (int d = 0; d < 4; ++d) {
     const auto [lowest, highest] = std::minmax_element(
-        tiles.begin(), tiles.end(), [d](const Tile& a, const Tile& b) { return a.ofmap.lo[d] < b.ofmap.lo[d]; });
+        tiles.begin(), tiles.end(),
+        [d](const Tile& a, const Tile& b) { return a.ofmap.lo[d] < b.ofmap.lo[d]; });
     if (highest->ofmap.lo[d] - lowest->ofmap.lo[d] > widest) {
       widest = highest->ofmap.lo[d] - lowest->ofmap.lo[d];
       axis = d;
@@ -46,7 +50,8 @@ std::optional<std::pair<size_t, size_t>> OverlappingTiles(const std::vector<Tile
     const int64_t start = tiles[t].ofmap.lo[axis];
     std::erase_if(open, [&](size_t u) { return tiles[u].ofmap.hi[axis] < start; });
     for (const size_t u : open) {
-      if (Intersects(tiles[t].ofmap, tiles[u].ofmap)) return std::pair(std::max(t, u), std::min(t, u));
+      if (Intersects(tiles[t].ofmap, tiles[u].ofmap))
+        return std::pair(std::max(t, u), std::min(t, u));
     }
     open.push_back(t);
   }
@@ -59,35 +64,40 @@ void CheckPartition(const Context& ctx, const Workload& w, const std::string& pa
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const Tile& tile = w.tiles[t];
     if (!Contains(w.range, tile.ofmap)) {
-      ctx.sink.Report(rules::kTilePartition, At(tile.offset, TilePath(path, t) + "/ofmap_lower"),
-                      Str("tile ofmap ", RangeText(tile.ofmap), " lies outside workload ", RangeText(w.range)));
+      ctx.sink.Report(
+          rules::kTilePartition, At(tile.offset, TilePath(path, t) + "/ofmap_lower"),
+          Str("tile ofmap ", RangeText(tile.ofmap), " lies outside workload ", RangeText(w.range)));
       return;
     }
     covered = SaturatingAdd(covered, *Volume(tile.ofmap));
   }
   if (const auto overlap = OverlappingTiles(w.tiles)) {
     const auto [t, u] = *overlap;
-    ctx.sink.Report(rules::kTilePartition, At(w.tiles[t].offset, TilePath(path, t) + "/ofmap_lower"),
-                    Str("tile ", t, " ofmap ", RangeText(w.tiles[t].ofmap), " overlaps tile ", u, " ofmap ",
-                        RangeText(w.tiles[u].ofmap)));
+    ctx.sink.Report(rules::kTilePartition,
+                    At(w.tiles[t].offset, TilePath(path, t) + "/ofmap_lower"),
+                    Str("tile ", t, " ofmap ", RangeText(w.tiles[t].ofmap), " overlaps tile ", u,
+                        " ofmap ", RangeText(w.tiles[u].ofmap)));
     return;
   }
   const int64_t volume = *Volume(w.range);
   if (covered != volume) {
     ctx.sink.Report(rules::kTilePartition, At(w.offset, path + "/tile_info"),
-                    Str("tiles cover ", covered, " of the ", volume, " elements of workload ", RangeText(w.range)));
+                    Str("tiles cover ", covered, " of the ", volume, " elements of workload ",
+                        RangeText(w.range)));
   }
 }
 
 // I-W7.
 void CheckTimes(const Context& ctx, const Workload& w, const std::string& path) {
   if (w.time < 0) {
-    ctx.sink.Report(rules::kWorkloadTime, At(w.offset, path + "/time"), Str("time is ", w.time, ", expected >= 0"));
+    ctx.sink.Report(rules::kWorkloadTime, At(w.offset, path + "/time"),
+                    Str("time is ", w.time, ", expected >= 0"));
   }
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const double pred = w.tiles[t].time_pred;
     if (!(pred > 0) || !std::isfinite(pred)) {
-      ctx.sink.Report(rules::kWorkloadTime, At(w.tiles[t].offset, TilePath(path, t) + "/single_tile_time_pred"),
+      ctx.sink.Report(rules::kWorkloadTime,
+                      At(w.tiles[t].offset, TilePath(path, t) + "/single_tile_time_pred"),
                       Str("single_tile_time_pred is ", pred, ", expected a finite value > 0"));
     }
   }
@@ -115,25 +125,29 @@ void CheckMiniTileShape(const Context& ctx, const Workload& w, const std::string
     } else if (!IsPermutationOfKnhw(tile.loop_order)) {
       problem = Str("loop_order ", Quoted(tile.loop_order), " is not a permutation of KNHW");
     }
-    if (!problem.empty()) ctx.sink.Report(rules::kTileMiniTile, At(tile.offset, TilePath(path, t)), problem);
+    if (!problem.empty())
+      ctx.sink.Report(rules::kTileMiniTile, At(tile.offset, TilePath(path, t)), problem);
   }
 }
 
 // I-W5 with the frontend: act_mini_tile[H,W] = (out_mini_tile[H,W] - 1) * stride + kernel.
-void CheckMiniTileKernel(const Context& ctx, const Workload& w, const FrontendLayer& layer, const std::string& path) {
+void CheckMiniTileKernel(const Context& ctx, const Workload& w, const FrontendLayer& layer,
+                         const std::string& path) {
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const Tile& tile = w.tiles[t];
     if (!tile.has_pe_fields || tile.out_mini_tile[2] < 1 || tile.out_mini_tile[3] < 1 ||
-        tile.out_mini_tile[2] >= (int64_t{1} << 32) || tile.out_mini_tile[3] >= (int64_t{1} << 32)) {
+        tile.out_mini_tile[2] >= (int64_t{1} << 32) ||
+        tile.out_mini_tile[3] >= (int64_t{1} << 32)) {
       continue;
     }
     for (int d = 0; d < 2; ++d) {
       const int64_t expected = (tile.out_mini_tile[2 + d] - 1) * layer.stride[d] + layer.kernel[d];
       if (tile.act_mini_tile[2 + d] != expected) {
-        ctx.sink.Report(rules::kTileMiniTile, At(tile.offset, TilePath(path, t) + "/act_mini_tile"),
-                        Str("act_mini_tile[", d == 0 ? "H" : "W", "] is ", tile.act_mini_tile[2 + d], ", expected (",
-                            tile.out_mini_tile[2 + d], " - 1) * stride ", layer.stride[d], " + kernel ",
-                            layer.kernel[d], " = ", expected));
+        ctx.sink.Report(
+            rules::kTileMiniTile, At(tile.offset, TilePath(path, t) + "/act_mini_tile"),
+            Str("act_mini_tile[", d == 0 ? "H" : "W", "] is ", tile.act_mini_tile[2 + d],
+                ", expected (", tile.out_mini_tile[2 + d], " - 1) * stride ", layer.stride[d],
+                " + kernel ", layer.kernel[d], " = ", expected));
         break;
       }
     }
@@ -145,7 +159,8 @@ void CheckMiniTileKernel(const Context& ctx, const Workload& w, const FrontendLa
 struct Window {
   int64_t lo, hi, pad_before, pad_after;
 };
-Window ReceptiveField(int64_t o_lo, int64_t o_hi, int64_t stride, int64_t pad, int64_t kernel, int64_t input) {
+Window ReceptiveField(int64_t o_lo, int64_t o_hi, int64_t stride, int64_t pad, int64_t kernel,
+                      int64_t input) {
   const int64_t lo = o_lo * stride - pad;
   const int64_t hi = o_hi * stride - pad + kernel - 1;
   return Window{std::max<int64_t>(lo, 0), std::min(hi, input - 1), std::max<int64_t>(-lo, 0),
@@ -153,11 +168,12 @@ Window ReceptiveField(int64_t o_lo, int64_t o_hi, int64_t stride, int64_t pad, i
 }
 
 // I-W4: the tile's ifmap is the receptive field of its ofmap.
-void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLayer& layer, const std::string& path) {
+void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLayer& layer,
+                         const std::string& path) {
   if (layer.input_shapes.empty()) return;
   const auto& input = layer.input_shapes[0];
-  const bool windowed = layer.op == Op::kConv2d || layer.op == Op::kDense || layer.op == Op::kMaxPool ||
-                        layer.op == Op::kAvgPool;
+  const bool windowed = layer.op == Op::kConv2d || layer.op == Op::kDense ||
+                        layer.op == Op::kMaxPool || layer.op == Op::kAvgPool;
   const bool elementwise = layer.op == Op::kAdd || layer.op == Op::kQuantize;
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const Tile& tile = w.tiles[t];
@@ -171,8 +187,8 @@ void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLa
       }
       const int64_t pads[2] = {layer.padding[0], layer.padding[1]};  // top, left
       for (int d = 0; d < 2; ++d) {
-        const Window win = ReceptiveField(tile.ofmap.lo[2 + d], tile.ofmap.hi[2 + d], layer.stride[d], pads[d],
-                                          layer.kernel[d], input[2 + d]);
+        const Window win = ReceptiveField(tile.ofmap.lo[2 + d], tile.ofmap.hi[2 + d],
+                                          layer.stride[d], pads[d], layer.kernel[d], input[2 + d]);
         expected.lo[2 + d] = win.lo;
         expected.hi[2 + d] = win.hi;
         padding[2 * d] = win.pad_before;
@@ -182,38 +198,43 @@ void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLa
       continue;
     }
     if (tile.ifmap.lo != expected.lo || tile.ifmap.hi != expected.hi) {
-      ctx.sink.Report(rules::kTileReceptiveField, At(tile.offset, TilePath(path, t) + "/ifmap_lower"),
-                      Str("tile ifmap ", RangeText(tile.ifmap), " of ofmap ", RangeText(tile.ofmap), " is not ",
-                          RangeText(expected), " (", layer.operation, " kernel ", layer.kernel[0], "x", layer.kernel[1],
-                          ", stride ", layer.stride[0], ", padding ", layer.padding[0], "/", layer.padding[1], ")"));
+      ctx.sink.Report(rules::kTileReceptiveField,
+                      At(tile.offset, TilePath(path, t) + "/ifmap_lower"),
+                      Str("tile ifmap ", RangeText(tile.ifmap), " of ofmap ", RangeText(tile.ofmap),
+                          " is not ", RangeText(expected), " (", layer.operation, " kernel ",
+                          layer.kernel[0], "x", layer.kernel[1], ", stride ", layer.stride[0],
+                          ", padding ", layer.padding[0], "/", layer.padding[1], ")"));
       continue;
     }
     if (tile.ifmap2 && (tile.ifmap2->lo != expected.lo || tile.ifmap2->hi != expected.hi)) {
-      ctx.sink.Report(rules::kTileReceptiveField, At(tile.offset, TilePath(path, t) + "/ifmap_lower2"),
-                      Str("tile second operand ", RangeText(*tile.ifmap2), " is not the ofmap range ",
-                          RangeText(expected)));
+      ctx.sink.Report(rules::kTileReceptiveField,
+                      At(tile.offset, TilePath(path, t) + "/ifmap_lower2"),
+                      Str("tile second operand ", RangeText(*tile.ifmap2),
+                          " is not the ofmap range ", RangeText(expected)));
       continue;
     }
     if (windowed && tile.padding != padding) {
-      ctx.sink.Report(rules::kTilePadding, At(tile.offset, TilePath(path, t) + "/tile_padding_tblr"),
-                      Str("tile padding [", tile.padding[0], ",", tile.padding[1], ",", tile.padding[2], ",",
-                          tile.padding[3], "] is not the clipped amount [", padding[0], ",", padding[1], ",",
-                          padding[2], ",", padding[3], "]"));
+      ctx.sink.Report(rules::kTilePadding,
+                      At(tile.offset, TilePath(path, t) + "/tile_padding_tblr"),
+                      Str("tile padding [", tile.padding[0], ",", tile.padding[1], ",",
+                          tile.padding[2], ",", tile.padding[3], "] is not the clipped amount [",
+                          padding[0], ",", padding[1], ",", padding[2], ",", padding[3], "]"));
     }
   }
 }
 
 // I-W6.
-void CheckShape(const Context& ctx, const Workload& w, const FrontendLayer& layer, const std::string& path) {
+void CheckShape(const Context& ctx, const Workload& w, const FrontendLayer& layer,
+                const std::string& path) {
   for (int d = 0; d < 4; ++d) {
     if (layer.output_shape[d] < 1) return;  // the frontend gives no 4-d shape
   }
   for (int d = 0; d < 4; ++d) {
     if (w.range.hi[d] >= layer.output_shape[d]) {
       ctx.sink.Report(rules::kWorkloadShape, At(w.offset, path + "/workload"),
-                      Str("workload ", RangeText(w.range), " exceeds layer ", Quoted(layer.name), " output shape [",
-                          layer.output_shape[0], ",", layer.output_shape[1], ",", layer.output_shape[2], ",",
-                          layer.output_shape[3], "] in dimension ", d));
+                      Str("workload ", RangeText(w.range), " exceeds layer ", Quoted(layer.name),
+                          " output shape [", layer.output_shape[0], ",", layer.output_shape[1], ",",
+                          layer.output_shape[2], ",", layer.output_shape[3], "] in dimension ", d));
       return;
     }
   }
@@ -258,8 +279,8 @@ std::string WindowProblem(const std::vector<TileRef>& tiles, int d, size_t* culp
   const auto ref_ends = Unclipped(ref, d);
   if (!ref_ends) {
     *culprit = 0;
-    return Str("tile padding [", ref.padding[0], ",", ref.padding[1], ",", ref.padding[2], ",", ref.padding[3],
-               "] is negative or out of range");
+    return Str("tile padding [", ref.padding[0], ",", ref.padding[1], ",", ref.padding[2], ",",
+               ref.padding[3], "] is negative or out of range");
   }
   std::optional<int64_t> stride;
   int64_t ifmap_end = 0;
@@ -269,61 +290,69 @@ std::string WindowProblem(const std::vector<TileRef>& tiles, int d, size_t* culp
     const Tile& tile = tiles[k].Get();
     const auto ends = Unclipped(tile, d);
     if (!ends) {
-      return Str("tile padding [", tile.padding[0], ",", tile.padding[1], ",", tile.padding[2], ",", tile.padding[3],
-                 "] is negative or out of range");
+      return Str("tile padding [", tile.padding[0], ",", tile.padding[1], ",", tile.padding[2], ",",
+                 tile.padding[3], "] is negative or out of range");
     }
     const int64_t pad_before = tile.padding[d == 2 ? 0 : 2];
     const int64_t pad_after = tile.padding[d == 2 ? 1 : 3];
     if (pad_before > 0 && tile.ifmap.lo[d] != 0) {
-      return Str("padding ", pad_before, " before ifmap ", AxisName(d), " starting at ", tile.ifmap.lo[d],
-                 "; padding only fills a window clipped at 0");
+      return Str("padding ", pad_before, " before ifmap ", AxisName(d), " starting at ",
+                 tile.ifmap.lo[d], "; padding only fills a window clipped at 0");
     }
     if (pad_after > 0 && tile.ifmap.hi[d] != ifmap_end) {
-      return Str("padding ", pad_after, " after ifmap ", AxisName(d), " ending at ", tile.ifmap.hi[d],
-                 ", short of the layer's input edge ", ifmap_end, " (the largest tile ifmap end)");
+      return Str("padding ", pad_after, " after ifmap ", AxisName(d), " ending at ",
+                 tile.ifmap.hi[d], ", short of the layer's input edge ", ifmap_end,
+                 " (the largest tile ifmap end)");
     }
     if (tile.ofmap.lo[d] == 0 && ends->first > 0) {
-      return Str("ofmap ", AxisName(d), " start at 0 but ifmap ", AxisName(d), " start at ", tile.ifmap.lo[d],
-                 " with padding ", pad_before, ", a negative padding");
+      return Str("ofmap ", AxisName(d), " start at 0 but ifmap ", AxisName(d), " start at ",
+                 tile.ifmap.lo[d], " with padding ", pad_before, ", a negative padding");
     }
     if (!stride) {
       const int64_t dlo = tile.ofmap.lo[d] - ref.ofmap.lo[d];
       const int64_t dhi = tile.ofmap.hi[d] - ref.ofmap.hi[d];
-      const int64_t dwin = dlo != 0 ? ends->first - ref_ends->first : ends->second - ref_ends->second;
+      const int64_t dwin =
+          dlo != 0 ? ends->first - ref_ends->first : ends->second - ref_ends->second;
       const int64_t dout = dlo != 0 ? dlo : dhi;
       if (dout != 0) {
         if (dwin % dout != 0 || dwin / dout < 1) {
-          return Str("ofmap ", AxisName(d), " ", tile.ofmap.lo[d], "..", tile.ofmap.hi[d], " read ifmap ", AxisName(d),
-                     " ", ends->first, "..", ends->second, " (padding included) where tile 0's ", ref.ofmap.lo[d],
-                     "..", ref.ofmap.hi[d], " read ", ref_ends->first, "..", ref_ends->second,
-                     ": the window moves by ", dwin, " for ", dout, " output ", AxisName(d), ", no whole stride >= 1");
+          return Str("ofmap ", AxisName(d), " ", tile.ofmap.lo[d], "..", tile.ofmap.hi[d],
+                     " read ifmap ", AxisName(d), " ", ends->first, "..", ends->second,
+                     " (padding included) where tile 0's ", ref.ofmap.lo[d], "..", ref.ofmap.hi[d],
+                     " read ", ref_ends->first, "..", ref_ends->second, ": the window moves by ",
+                     dwin, " for ", dout, " output ", AxisName(d), ", no whole stride >= 1");
         }
         stride = dwin / dout;
       }
     }
     const int64_t s = stride.value_or(0);
     int64_t lo_shift = 0, hi_shift = 0, ref_lo_shift = 0, ref_hi_shift = 0;
-    if (__builtin_mul_overflow(tile.ofmap.lo[d], s, &lo_shift) || __builtin_mul_overflow(tile.ofmap.hi[d], s, &hi_shift) ||
+    if (__builtin_mul_overflow(tile.ofmap.lo[d], s, &lo_shift) ||
+        __builtin_mul_overflow(tile.ofmap.hi[d], s, &hi_shift) ||
         __builtin_mul_overflow(ref.ofmap.lo[d], s, &ref_lo_shift) ||
         __builtin_mul_overflow(ref.ofmap.hi[d], s, &ref_hi_shift)) {
       return Str("stride ", s, " overflows the window arithmetic");
     }
     if (ends->first - lo_shift != ref_ends->first - ref_lo_shift ||
         ends->second - hi_shift != ref_ends->second - ref_hi_shift) {
-      return Str("ofmap ", AxisName(d), " ", tile.ofmap.lo[d], "..", tile.ofmap.hi[d], " read ifmap ", AxisName(d), " ",
-                 ends->first, "..", ends->second, " (padding included), but with stride ",
-                 stride ? Str(s) : std::string("unknown"), " tile 0 (ofmap ", ref.ofmap.lo[d], "..", ref.ofmap.hi[d],
-                 ", ifmap ", ref_ends->first, "..", ref_ends->second, ") implies ", ref_ends->first - ref_lo_shift + lo_shift,
-                 "..", ref_ends->second - ref_hi_shift + hi_shift);
+      return Str("ofmap ", AxisName(d), " ", tile.ofmap.lo[d], "..", tile.ofmap.hi[d],
+                 " read ifmap ", AxisName(d), " ", ends->first, "..", ends->second,
+                 " (padding included), but with stride ", stride ? Str(s) : std::string("unknown"),
+                 " tile 0 (ofmap ", ref.ofmap.lo[d], "..", ref.ofmap.hi[d], ", ifmap ",
+                 ref_ends->first, "..", ref_ends->second, ") implies ",
+                 ref_ends->first - ref_lo_shift + lo_shift, "..",
+                 ref_ends->second - ref_hi_shift + hi_shift);
     }
   }
   if (stride) {
     // R - 1 = B - A - (o_hi - o_lo) * s >= 0.
-    const int64_t kernel = ref_ends->second - ref_ends->first - (ref.ofmap.hi[d] - ref.ofmap.lo[d]) * *stride + 1;
+    const int64_t kernel =
+        ref_ends->second - ref_ends->first - (ref.ofmap.hi[d] - ref.ofmap.lo[d]) * *stride + 1;
     if (kernel < 1) {
       *culprit = 0;
-      return Str("stride ", *stride, " and ifmap ", AxisName(d), " ", ref_ends->first, "..", ref_ends->second,
-                 " for ofmap ", AxisName(d), " ", ref.ofmap.lo[d], "..", ref.ofmap.hi[d], " leave a kernel of ", kernel);
+      return Str("stride ", *stride, " and ifmap ", AxisName(d), " ", ref_ends->first, "..",
+                 ref_ends->second, " for ofmap ", AxisName(d), " ", ref.ofmap.lo[d], "..",
+                 ref.ofmap.hi[d], " leave a kernel of ", kernel);
     }
   }
   return "";
@@ -339,16 +368,18 @@ std::string OperandProblem(const std::vector<TileRef>& tiles, size_t* culprit) {
     *culprit = k;
     const Tile& tile = tiles[k].Get();
     if (tile.ifmap.lo[0] != tile.ofmap.lo[0] || tile.ifmap.hi[0] != tile.ofmap.hi[0]) {
-      return Str("ifmap batch ", tile.ifmap.lo[0], "..", tile.ifmap.hi[0], " differs from ofmap batch ", tile.ofmap.lo[0],
-                 "..", tile.ofmap.hi[0]);
+      return Str("ifmap batch ", tile.ifmap.lo[0], "..", tile.ifmap.hi[0],
+                 " differs from ofmap batch ", tile.ofmap.lo[0], "..", tile.ofmap.hi[0]);
     }
     if (tile.ifmap2 && (tile.ifmap2->lo != tile.ifmap.lo || tile.ifmap2->hi != tile.ifmap.hi)) {
-      return Str("second operand ", RangeText(*tile.ifmap2), " differs from the first ", RangeText(tile.ifmap));
+      return Str("second operand ", RangeText(*tile.ifmap2), " differs from the first ",
+                 RangeText(tile.ifmap));
     }
     if (tile.ifmap.lo[1] == tile.ofmap.lo[1] && tile.ifmap.hi[1] == tile.ofmap.hi[1]) continue;
     if (tile.ifmap.lo[1] != 0) {
-      return Str("ifmap channels ", tile.ifmap.lo[1], "..", tile.ifmap.hi[1], " are neither the ofmap's ", tile.ofmap.lo[1],
-                 "..", tile.ofmap.hi[1], " nor all channels from 0");
+      return Str("ifmap channels ", tile.ifmap.lo[1], "..", tile.ifmap.hi[1],
+                 " are neither the ofmap's ", tile.ofmap.lo[1], "..", tile.ofmap.hi[1],
+                 " nor all channels from 0");
     }
     if (full_channels == nullptr) full_channels = &tile;
   }
@@ -357,8 +388,9 @@ std::string OperandProblem(const std::vector<TileRef>& tiles, size_t* culprit) {
     *culprit = k;
     const Tile& tile = tiles[k].Get();
     if (tile.ifmap.hi[1] != full_channels->ifmap.hi[1] || tile.ifmap.lo[1] != 0) {
-      return Str("ifmap channels ", tile.ifmap.lo[1], "..", tile.ifmap.hi[1], " differ from the layer's input channels 0..",
-                 full_channels->ifmap.hi[1], " that another tile reads for other ofmap channels");
+      return Str("ifmap channels ", tile.ifmap.lo[1], "..", tile.ifmap.hi[1],
+                 " differ from the layer's input channels 0..", full_channels->ifmap.hi[1],
+                 " that another tile reads for other ofmap channels");
     }
   }
   return "";
@@ -387,9 +419,10 @@ void CheckWindows(const Context& ctx) {
     for (int d = 2; d < 4 && problem.empty(); ++d) problem = WindowProblem(tiles, d, &culprit);
     if (problem.empty()) continue;
     const TileRef& t = tiles[culprit];
-    ctx.sink.Report(rules::kTileWindow, At(t.Get().offset, t.Path() + "/ifmap_lower"),
-                    Str("layer ", Quoted(ctx.ir.LayerName(layer)), ", tile ", t.tile, " of workload ",
-                        t.core->workloads[t.workload].id, " of core ", t.core->id, ": ", problem));
+    ctx.sink.Report(
+        rules::kTileWindow, At(t.Get().offset, t.Path() + "/ifmap_lower"),
+        Str("layer ", Quoted(ctx.ir.LayerName(layer)), ", tile ", t.tile, " of workload ",
+            t.core->workloads[t.workload].id, " of core ", t.core->id, ": ", problem));
   }
 }
 

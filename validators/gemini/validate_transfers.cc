@@ -12,9 +12,13 @@ namespace accelcheck::gemini {
 
 namespace {
 
-Location At(uint64_t offset, std::string path) { return Location{offset, std::nullopt, std::move(path)}; }
+Location At(uint64_t offset, std::string path) {
+  return Location{offset, std::nullopt, std::move(path)};
+}
 
-bool Holds(const std::vector<int64_t>& ids, int64_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
+bool Holds(const std::vector<int64_t>& ids, int64_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
 
 std::string Name(const Context& ctx, const Core& core, const Workload& w) {
   return Str("workload ", w.id, " (", Quoted(ctx.ir.LayerName(w.layer)), ") of core ", core.id);
@@ -28,9 +32,11 @@ void CheckUnique(const Context& ctx) {
       const Workload& w = core.workloads[i];
       for (size_t o = 0; o < w.ofmaps.size(); ++o) {
         if (!ofmap_ids.insert(w.ofmaps[o].transfer_id).second) {
-          ctx.sink.Report(rules::kTransferUnique, At(w.ofmaps[o].offset, Str(WorkloadPath(core, i), "/ofmap/", o, "/transfer_id")),
-                          Str("ofmap transfer_id ", w.ofmaps[o].transfer_id, " of ", Name(ctx, core, w),
-                              " is produced by an earlier ofmap too"));
+          ctx.sink.Report(
+              rules::kTransferUnique,
+              At(w.ofmaps[o].offset, Str(WorkloadPath(core, i), "/ofmap/", o, "/transfer_id")),
+              Str("ofmap transfer_id ", w.ofmaps[o].transfer_id, " of ", Name(ctx, core, w),
+                  " is produced by an earlier ofmap too"));
         }
       }
     }
@@ -40,10 +46,12 @@ void CheckUnique(const Context& ctx) {
     const DramOut& out = ctx.ir.dram_out[i];
     const std::string path = DramOutPath(i) + "/transfer_id";
     if (!out_ids.insert(out.transfer_id).second) {
-      ctx.sink.Report(rules::kTransferUnique, At(out.offset, path), Str("DRAM out transfer_id ", out.transfer_id, " repeats"));
-    } else if (ofmap_ids.count(out.transfer_id) != 0) {
       ctx.sink.Report(rules::kTransferUnique, At(out.offset, path),
-                      Str("DRAM out transfer_id ", out.transfer_id, " is also an ofmap transfer_id"));
+                      Str("DRAM out transfer_id ", out.transfer_id, " repeats"));
+    } else if (ofmap_ids.count(out.transfer_id) != 0) {
+      ctx.sink.Report(
+          rules::kTransferUnique, At(out.offset, path),
+          Str("DRAM out transfer_id ", out.transfer_id, " is also an ofmap transfer_id"));
     }
   }
   std::unordered_set<int64_t> in_ids;
@@ -51,10 +59,12 @@ void CheckUnique(const Context& ctx) {
     const DramIn& in = ctx.ir.dram_in[i];
     const std::string path = DramInPath(i) + "/transfer_id";
     if (!in_ids.insert(in.transfer_id).second) {
-      ctx.sink.Report(rules::kTransferUnique, At(in.offset, path), Str("DRAM in transfer_id ", in.transfer_id, " repeats"));
-    } else if (out_ids.count(in.transfer_id) != 0) {
       ctx.sink.Report(rules::kTransferUnique, At(in.offset, path),
-                      Str("DRAM in transfer_id ", in.transfer_id, " is also a DRAM out transfer_id"));
+                      Str("DRAM in transfer_id ", in.transfer_id, " repeats"));
+    } else if (out_ids.count(in.transfer_id) != 0) {
+      ctx.sink.Report(
+          rules::kTransferUnique, At(in.offset, path),
+          Str("DRAM in transfer_id ", in.transfer_id, " is also a DRAM out transfer_id"));
     }
   }
 }
@@ -69,36 +79,44 @@ void CheckDramIn(const Context& ctx) {
     const auto producer = ctx.index.OfmapProducer(in.transfer_id);
     std::string problem;
     if (!ref) {
-      problem = Str("DRAM in transfer ", in.transfer_id, " names workload ", in.workload_id, " of core ", in.core_id,
-                    ", which does not exist");
+      problem = Str("DRAM in transfer ", in.transfer_id, " names workload ", in.workload_id,
+                    " of core ", in.core_id, ", which does not exist");
     } else if (!producer || !(*producer == *ref)) {
-      problem = Str("DRAM in transfer ", in.transfer_id, " is not an ofmap of workload ", in.workload_id, " of core ",
-                    in.core_id);
+      problem = Str("DRAM in transfer ", in.transfer_id, " is not an ofmap of workload ",
+                    in.workload_id, " of core ", in.core_id);
     } else {
       const Workload& w = ctx.index.At(*ref);
-      const auto ofmap = std::find_if(w.ofmaps.begin(), w.ofmaps.end(), [&](const Ofmap& o) { return o.transfer_id == in.transfer_id; });
-      const bool to_dram = std::any_of(ofmap->destinations.begin(), ofmap->destinations.end(),
-                                       [](const Destination& d) { return d.type == DestinationType::kDram; });
+      const auto ofmap = std::find_if(w.ofmaps.begin(), w.ofmaps.end(), [&](const Ofmap& o) {
+        return o.transfer_id == in.transfer_id;
+      });
+      const bool to_dram =
+          std::any_of(ofmap->destinations.begin(), ofmap->destinations.end(),
+                      [](const Destination& d) { return d.type == DestinationType::kDram; });
       if (!to_dram) {
-        problem = Str("ofmap transfer ", in.transfer_id, " of workload ", w.id, " has no DRAM destination");
+        problem = Str("ofmap transfer ", in.transfer_id, " of workload ", w.id,
+                      " has no DRAM destination");
       } else if (in.layer != w.layer) {
-        problem = Str("DRAM in layer ", Quoted(ctx.ir.LayerName(in.layer)), " is not the producer's layer ",
-                      Quoted(ctx.ir.LayerName(w.layer)));
+        problem = Str("DRAM in layer ", Quoted(ctx.ir.LayerName(in.layer)),
+                      " is not the producer's layer ", Quoted(ctx.ir.LayerName(w.layer)));
       } else if (in.range.lo != w.range.lo || in.range.hi != w.range.hi) {
-        problem = Str("DRAM in range ", RangeText(in.range), " is not the producer's workload range ", RangeText(w.range));
+        problem = Str("DRAM in range ", RangeText(in.range),
+                      " is not the producer's workload range ", RangeText(w.range));
       }
     }
-    if (!problem.empty()) ctx.sink.Report(rules::kTransferDramIn, At(in.offset, DramInPath(i)), problem);
+    if (!problem.empty())
+      ctx.sink.Report(rules::kTransferDramIn, At(in.offset, DramInPath(i)), problem);
   }
   for (const Core& core : ctx.ir.cores) {
     for (size_t i = 0; i < core.workloads.size(); ++i) {
       const Workload& w = core.workloads[i];
       for (size_t o = 0; o < w.ofmaps.size(); ++o) {
         const Ofmap& ofmap = w.ofmaps[o];
-        const bool to_dram = std::any_of(ofmap.destinations.begin(), ofmap.destinations.end(),
-                                         [](const Destination& d) { return d.type == DestinationType::kDram; });
+        const bool to_dram =
+            std::any_of(ofmap.destinations.begin(), ofmap.destinations.end(),
+                        [](const Destination& d) { return d.type == DestinationType::kDram; });
         if (to_dram && stored.count(ofmap.transfer_id) == 0) {
-          ctx.sink.Report(rules::kTransferDramIn, At(ofmap.offset, Str(WorkloadPath(core, i), "/ofmap/", o)),
+          ctx.sink.Report(rules::kTransferDramIn,
+                          At(ofmap.offset, Str(WorkloadPath(core, i), "/ofmap/", o)),
                           Str("ofmap transfer ", ofmap.transfer_id, " of ", Name(ctx, core, w),
                               " goes to DRAM but no DRAM in entry stores it"));
         }
@@ -118,7 +136,8 @@ void CheckRelated(const Context& ctx) {
                         Str("related_ofmap names ", id, ", which is no DRAM out transfer_id"));
       } else if (!Holds(ctx.ir.dram_out[*out].related_ifmap, in.transfer_id)) {
         ctx.sink.Report(rules::kTransferRelated, At(in.offset, DramInPath(i) + "/related_ofmap"),
-                        Str("related_ofmap names DRAM out ", id, ", whose related_ifmap does not name ", in.transfer_id));
+                        Str("related_ofmap names DRAM out ", id,
+                            ", whose related_ifmap does not name ", in.transfer_id));
       }
     }
   }
@@ -136,7 +155,8 @@ void CheckRelated(const Context& ctx) {
                         Str("related_ifmap names ", id, ", which is no DRAM in transfer_id"));
       } else if (!Holds(ctx.ir.dram_in[*in].related_ofmap, out.transfer_id)) {
         ctx.sink.Report(rules::kTransferRelated, At(out.offset, DramOutPath(o) + "/related_ifmap"),
-                        Str("related_ifmap names DRAM in ", id, ", whose related_ofmap does not name ", out.transfer_id));
+                        Str("related_ifmap names DRAM in ", id,
+                            ", whose related_ofmap does not name ", out.transfer_id));
       }
     }
   }
@@ -151,7 +171,8 @@ void CheckCoverage(const Context& ctx) {
     for (int64_t id : out.related_ifmap) {
       const auto in = ctx.index.DramIn(id);
       if (!in) continue;
-      if (const auto part = Intersect(out.range, ctx.ir.dram_in[*in].range)) covered = SaturatingAdd(covered, *Volume(*part));
+      if (const auto part = Intersect(out.range, ctx.ir.dram_in[*in].range))
+        covered = SaturatingAdd(covered, *Volume(*part));
     }
     const int64_t volume = *Volume(out.range);
     if (covered != volume) {
@@ -173,18 +194,22 @@ void CheckReads(const Context& ctx) {
         if (const auto producer = ctx.index.OfmapProducer(id)) {
           const Workload& p = ctx.index.At(*producer);
           const Core& pcore = ctx.index.CoreOf(*producer);
-          const Ofmap& ofmap = *std::find_if(p.ofmaps.begin(), p.ofmaps.end(), [&](const Ofmap& o) { return o.transfer_id == id; });
-          const bool listed = std::any_of(ofmap.destinations.begin(), ofmap.destinations.end(), [&](const Destination& d) {
-            return d.type == DestinationType::kCore && d.core_id == core.id && d.workload_id == w.id;
-          });
+          const Ofmap& ofmap = *std::find_if(p.ofmaps.begin(), p.ofmaps.end(),
+                                             [&](const Ofmap& o) { return o.transfer_id == id; });
+          const bool listed = std::any_of(ofmap.destinations.begin(), ofmap.destinations.end(),
+                                          [&](const Destination& d) {
+                                            return d.type == DestinationType::kCore &&
+                                                   d.core_id == core.id && d.workload_id == w.id;
+                                          });
           if (!listed) {
             ctx.sink.Report(rules::kTransferConsumerListed, At(offset, where),
-                            Str(Name(ctx, core, w), " reads transfer ", id, " but its producer, ", Name(ctx, pcore, p),
-                                ", does not list it as a destination"));
+                            Str(Name(ctx, core, w), " reads transfer ", id, " but its producer, ",
+                                Name(ctx, pcore, p), ", does not list it as a destination"));
           } else if (pcore.id == core.id && p.id >= w.id) {
-            ctx.sink.Report(rules::kTransferConsumerListed, At(offset, where),
-                            Str(Name(ctx, core, w), " reads transfer ", id, " produced by workload ", p.id,
-                                ", which runs later on the same core"));
+            ctx.sink.Report(
+                rules::kTransferConsumerListed, At(offset, where),
+                Str(Name(ctx, core, w), " reads transfer ", id, " produced by workload ", p.id,
+                    ", which runs later on the same core"));
           }
           return;
         }
@@ -193,23 +218,27 @@ void CheckReads(const Context& ctx) {
           // A weight block stays in L2 for later tiles of its layer; only its
           // first readers are destinations of the DRAM load.
           if (dram.type == OutType::kWeight) return;
-          const bool listed = std::any_of(dram.destinations.begin(), dram.destinations.end(), [&](const Destination& d) {
-            return d.core_id == core.id && d.workload_id == w.id;
-          });
+          const bool listed = std::any_of(
+              dram.destinations.begin(), dram.destinations.end(),
+              [&](const Destination& d) { return d.core_id == core.id && d.workload_id == w.id; });
           if (!listed) {
             ctx.sink.Report(rules::kTransferConsumerListed, At(offset, where),
-                            Str(Name(ctx, core, w), " reads DRAM out ", id, ", which does not list it as a destination"));
+                            Str(Name(ctx, core, w), " reads DRAM out ", id,
+                                ", which does not list it as a destination"));
           }
           return;
         }
         ctx.sink.Report(rules::kTransferProduced, At(offset, where),
-                        Str(Name(ctx, core, w), " reads transfer ", id, ", which no ofmap and no DRAM out produces"));
+                        Str(Name(ctx, core, w), " reads transfer ", id,
+                            ", which no ofmap and no DRAM out produces"));
       };
       for (size_t f = 0; f < w.ifmaps.size(); ++f) {
-        for (int64_t id : w.ifmaps[f].transfer_ids) check(id, w.ifmaps[f].offset, Str(path, "/ifmap/", f, "/transfer_id"));
+        for (int64_t id : w.ifmaps[f].transfer_ids)
+          check(id, w.ifmaps[f].offset, Str(path, "/ifmap/", f, "/transfer_id"));
       }
       if (w.weight) {
-        for (int64_t id : w.weight->transfer_ids) check(id, w.weight->offset, path + "/weight/transfer_id");
+        for (int64_t id : w.weight->transfer_ids)
+          check(id, w.weight->offset, path + "/weight/transfer_id");
       }
     }
   }
@@ -236,33 +265,36 @@ bool Reads(const Workload& w, int64_t t) {
 }
 
 // I-T6, I-T7, I-T8, I-T9 for one destination of transfer t.
-void CheckDestination(const Context& ctx, const Destination& d, int64_t t, std::optional<WorkloadRef> producer,
-                      bool weight, uint64_t offset, const std::string& path) {
+void CheckDestination(const Context& ctx, const Destination& d, int64_t t,
+                      std::optional<WorkloadRef> producer, bool weight, uint64_t offset,
+                      const std::string& path) {
   if (d.type == DestinationType::kDram) return;
   const auto ref = ctx.index.FindWorkload(d.core_id, d.workload_id);
   if (!ref) {
     ctx.sink.Report(rules::kTransferDestination, At(offset, path),
-                    Str("transfer ", t, " names destination workload ", d.workload_id, " of core ", d.core_id,
-                        ", which does not exist"));
+                    Str("transfer ", t, " names destination workload ", d.workload_id, " of core ",
+                        d.core_id, ", which does not exist"));
     return;
   }
   const Workload& w = ctx.index.At(*ref);
   const Core& core = ctx.index.CoreOf(*ref);
   if (d.layer != kNoLayer && d.layer != w.layer) {
     ctx.sink.Report(rules::kTransferDestination, At(offset, path + "/layer_name"),
-                    Str("destination layer ", Quoted(ctx.ir.LayerName(d.layer)), " of transfer ", t, " is not ",
-                        Name(ctx, core, w), "'s layer"));
+                    Str("destination layer ", Quoted(ctx.ir.LayerName(d.layer)), " of transfer ", t,
+                        " is not ", Name(ctx, core, w), "'s layer"));
     return;
   }
   if (!Delivered(w, t, weight)) {
     ctx.sink.Report(rules::kTransferDelivery, At(offset, path),
-                    Str("transfer ", t, " is sent to ", Name(ctx, core, w), " but its snapshot holds no tensor carrying it"));
+                    Str("transfer ", t, " is sent to ", Name(ctx, core, w),
+                        " but its snapshot holds no tensor carrying it"));
     return;
   }
   if (!producer) return;  // the remaining checks are about ofmap transfers
   if (!Reads(w, t)) {
-    ctx.sink.Report(rules::kTransferUnreadDestination, At(offset, path),
-                    Str("transfer ", t, " is sent to ", Name(ctx, core, w), ", which does not read it"));
+    ctx.sink.Report(
+        rules::kTransferUnreadDestination, At(offset, path),
+        Str("transfer ", t, " is sent to ", Name(ctx, core, w), ", which does not read it"));
   }
   const Workload& p = ctx.index.At(*producer);
   if (ctx.index.CoreOf(*producer).id == core.id && w.id <= p.id) {
@@ -280,7 +312,8 @@ void CheckDestinations(const Context& ctx) {
         const Ofmap& ofmap = w.ofmaps[o];
         const auto producer = ctx.index.FindWorkload(core.id, w.id);
         for (size_t d = 0; d < ofmap.destinations.size(); ++d) {
-          CheckDestination(ctx, ofmap.destinations[d], ofmap.transfer_id, producer, false, ofmap.offset,
+          CheckDestination(ctx, ofmap.destinations[d], ofmap.transfer_id, producer, false,
+                           ofmap.offset,
                            Str(WorkloadPath(core, i), "/ofmap/", o, "/destination/", d));
         }
       }
@@ -289,7 +322,8 @@ void CheckDestinations(const Context& ctx) {
   for (size_t o = 0; o < ctx.ir.dram_out.size(); ++o) {
     const DramOut& out = ctx.ir.dram_out[o];
     for (size_t d = 0; d < out.destinations.size(); ++d) {
-      CheckDestination(ctx, out.destinations[d], out.transfer_id, std::nullopt, out.type == OutType::kWeight, out.offset,
+      CheckDestination(ctx, out.destinations[d], out.transfer_id, std::nullopt,
+                       out.type == OutType::kWeight, out.offset,
                        Str(DramOutPath(o), "/destination/", d));
     }
   }
@@ -304,10 +338,13 @@ void CheckDramOrder(const Context& ctx) {
       if (!in) continue;
       const DramIn& store = ctx.ir.dram_in[*in];
       for (const Destination& d : out.destinations) {
-        if (d.type != DestinationType::kCore || d.core_id != store.core_id || d.workload_id > store.workload_id) continue;
+        if (d.type != DestinationType::kCore || d.core_id != store.core_id ||
+            d.workload_id > store.workload_id)
+          continue;
         ctx.sink.Report(rules::kTransferDramOrder, At(out.offset, DramOutPath(o)),
-                        Str("DRAM out ", out.transfer_id, " reloads store ", id, " of workload ", store.workload_id,
-                            " but is read by workload ", d.workload_id, " of the same core, which runs no later"));
+                        Str("DRAM out ", out.transfer_id, " reloads store ", id, " of workload ",
+                            store.workload_id, " but is read by workload ", d.workload_id,
+                            " of the same core, which runs no later"));
       }
     }
   }

@@ -64,8 +64,9 @@ bool CheckLength(const PteHeader& h, DiagnosticSink& sink) {
     return false;
   }
   if (h.length != 32) {
-    Report(sink, rules::kHeaderLengthNonstandard, 12, 4, "extended_header.length",
-           Str("extended header length ", Hex(h.length), " is not 0x20, the length writers produce"));
+    Report(
+        sink, rules::kHeaderLengthNonstandard, 12, 4, "extended_header.length",
+        Str("extended header length ", Hex(h.length), " is not 0x20, the length writers produce"));
   }
   return true;
 }
@@ -104,12 +105,12 @@ void CheckSegmentBase(const PteHeader& h, DiagnosticSink& sink) {
   const auto end = CheckedAdd(base, h.segment_data_size);
   if (!end) {
     Report(sink, rules::kSegmentDataBounds, 24, 16, "extended_header.segment_data_size",
-           Str("segment_base_offset ", Hex(base), " + segment_data_size ",
-               Hex(h.segment_data_size), " overflows"));
+           Str("segment_base_offset ", Hex(base), " + segment_data_size ", Hex(h.segment_data_size),
+               " overflows"));
   } else if (*end > h.file_size) {
     Report(sink, rules::kSegmentDataBounds, 24, 16, "extended_header.segment_data_size",
-           Str("segment_base_offset ", Hex(base), " + segment_data_size ",
-               Hex(h.segment_data_size), " = ", Hex(*end), " exceeds file size ", Hex(h.file_size)));
+           Str("segment_base_offset ", Hex(base), " + segment_data_size ", Hex(h.segment_data_size),
+               " = ", Hex(*end), " exceeds file size ", Hex(h.file_size)));
   }
 }
 

@@ -18,11 +18,11 @@ namespace accelcheck::pte {
 struct PteHeader {
   uint64_t file_size = 0;
   uint32_t root_offset = 0;
-  bool extended = false;            // bytes 8..11 are "eh00"
-  uint32_t length = 0;              // eh00 length (magic and length field included)
-  uint64_t program_size = 0;        // the file size when there is no eh00
+  bool extended = false;      // bytes 8..11 are "eh00"
+  uint32_t length = 0;        // eh00 length (magic and length field included)
+  uint64_t program_size = 0;  // the file size when there is no eh00
   uint64_t segment_base_offset = 0;
-  uint64_t segment_data_size = 0;   // read only when length >= 32
+  uint64_t segment_data_size = 0;  // read only when length >= 32
   bool segment_data_size_known = false;
   // First byte after the padded extended header (8 without one).
   uint64_t header_end() const;

@@ -20,7 +20,8 @@ class Writer {
   explicit Writer(ByteView file) : file_(file) {}
 
   json Object(const void* table) const {
-    return json{{"@offset", static_cast<uint64_t>(static_cast<const uint8_t*>(table) - file_.data())}};
+    return json{
+        {"@offset", static_cast<uint64_t>(static_cast<const uint8_t*>(table) - file_.data())}};
   }
 
   template <typename T>
@@ -71,19 +72,38 @@ class Writer {
                                                : json(static_cast<int>(type));
     if (v.val() == nullptr) return out;
     switch (type) {
-      case fb::KernelTypes::Int: out["val"] = v.val_as_Int()->int_val(); break;
-      case fb::KernelTypes::Bool: out["val"] = v.val_as_Bool()->bool_val(); break;
-      case fb::KernelTypes::Double: out["val"] = v.val_as_Double()->double_val(); break;
-      case fb::KernelTypes::String: out["val"] = Text(v.val_as_String()->string_val()); break;
-      case fb::KernelTypes::Tensor: out["val"] = Tensor(*v.val_as_Tensor()); break;
-      case fb::KernelTypes::IntList: out["val"] = List(v.val_as_IntList()->items()); break;
-      case fb::KernelTypes::DoubleList: out["val"] = List(v.val_as_DoubleList()->items()); break;
-      case fb::KernelTypes::BoolList: out["val"] = List(v.val_as_BoolList()->items()); break;
-      case fb::KernelTypes::TensorList: out["val"] = List(v.val_as_TensorList()->items()); break;
+      case fb::KernelTypes::Int:
+        out["val"] = v.val_as_Int()->int_val();
+        break;
+      case fb::KernelTypes::Bool:
+        out["val"] = v.val_as_Bool()->bool_val();
+        break;
+      case fb::KernelTypes::Double:
+        out["val"] = v.val_as_Double()->double_val();
+        break;
+      case fb::KernelTypes::String:
+        out["val"] = Text(v.val_as_String()->string_val());
+        break;
+      case fb::KernelTypes::Tensor:
+        out["val"] = Tensor(*v.val_as_Tensor());
+        break;
+      case fb::KernelTypes::IntList:
+        out["val"] = List(v.val_as_IntList()->items());
+        break;
+      case fb::KernelTypes::DoubleList:
+        out["val"] = List(v.val_as_DoubleList()->items());
+        break;
+      case fb::KernelTypes::BoolList:
+        out["val"] = List(v.val_as_BoolList()->items());
+        break;
+      case fb::KernelTypes::TensorList:
+        out["val"] = List(v.val_as_TensorList()->items());
+        break;
       case fb::KernelTypes::OptionalTensorList:
         out["val"] = List(v.val_as_OptionalTensorList()->items());
         break;
-      default: break;
+      default:
+        break;
     }
     return out;
   }
@@ -175,9 +195,8 @@ class Writer {
   json Program(const fb::Program& program) const {
     json out = Object(&program);
     out["version"] = program.version();
-    out["execution_plan"] = Tables(program.execution_plan(), [&](const fb::ExecutionPlan& p) {
-      return Plan(p);
-    });
+    out["execution_plan"] =
+        Tables(program.execution_plan(), [&](const fb::ExecutionPlan& p) { return Plan(p); });
     out["constant_buffer"] = Tables(program.constant_buffer(), [&](const fb::Buffer& b) {
       json o = Object(&b);
       o["size"] = b.storage() ? json(b.storage()->size()) : json(nullptr);
@@ -195,9 +214,11 @@ class Writer {
       o["size"] = s.size();
       return o;
     });
-    if (program.constant_segment()) out["constant_segment"] = Subsegment(*program.constant_segment());
-    out["mutable_data_segments"] = Tables(program.mutable_data_segments(),
-                                          [&](const fb::SubsegmentOffsets& s) { return Subsegment(s); });
+    if (program.constant_segment())
+      out["constant_segment"] = Subsegment(*program.constant_segment());
+    out["mutable_data_segments"] =
+        Tables(program.mutable_data_segments(),
+               [&](const fb::SubsegmentOffsets& s) { return Subsegment(s); });
     out["named_data"] = Tables(program.named_data(), [&](const fb::NamedData& n) {
       json o = Object(&n);
       o["key"] = Text(n.key());
@@ -212,12 +233,15 @@ class Writer {
 };
 
 json HeaderJson(const PteHeader& h) {
-  json out{{"file_size", h.file_size}, {"root_offset", h.root_offset},
-           {"extended_header", h.extended}, {"program_size", h.program_size}};
+  json out{{"file_size", h.file_size},
+           {"root_offset", h.root_offset},
+           {"extended_header", h.extended},
+           {"program_size", h.program_size}};
   if (h.extended) {
     out["length"] = h.length;
     out["segment_base_offset"] = h.segment_base_offset;
-    out["segment_data_size"] = h.segment_data_size_known ? json(h.segment_data_size) : json(nullptr);
+    out["segment_data_size"] =
+        h.segment_data_size_known ? json(h.segment_data_size) : json(nullptr);
   }
   return out;
 }

@@ -70,8 +70,12 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
   CheckContainer(file, *header, program, sink);
 
   const auto companion = LoadCompanion(context);
-  ProgramContext ctx{file, *header, program, sink,
-                     companion ? &companion->layouts : nullptr, ConstantLimits(program)};
+  ProgramContext ctx{file,
+                     *header,
+                     program,
+                     sink,
+                     companion ? &companion->layouts : nullptr,
+                     ConstantLimits(program)};
   ValidateProgramTables(ctx);
   ValidatePlanNames(ctx);
   const auto* plans = program.execution_plan();
@@ -88,7 +92,8 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
     ValidateTensors(ctx, plan, p, facts);
     ValidateInstructions(ctx, plan, p, facts);
     // The memory plan pass follows indices and sizes: only on a clean plan.
-    if (sink.blocking_count() == before && !OutOfTime(deadline, sink, context.limits.time_budget_ms)) {
+    if (sink.blocking_count() == before &&
+        !OutOfTime(deadline, sink, context.limits.time_budget_ms)) {
       ValidateMemoryPlan(ctx, plan, p, facts);
     }
   }
@@ -103,9 +108,7 @@ class PteFormatImpl final : public Format {
   RuleTable rules() const override { return AllRules(); }
 
   // ET12, any other ET?? (reported as an unsupported version), or FT01.
-  bool Detect(ByteView bytes) const override {
-    return HasBytesAt(bytes, 4, "ET") || IsPtd(bytes);
-  }
+  bool Detect(ByteView bytes) const override { return HasBytesAt(bytes, 4, "ET") || IsPtd(bytes); }
 
   void Validate(const InputBuffer& input, const ValidateContext& context,
                 DiagnosticSink& sink) const override {

@@ -20,7 +20,8 @@ class RawTable {
     const int64_t vtable = static_cast<int64_t>(offset) - static_cast<int32_t>(*soffset);
     if (vtable < 0) return std::nullopt;
     const auto vsize = ReadLE<uint16_t>(buffer, static_cast<uint64_t>(vtable));
-    if (!vsize || *vsize < 4 || !RangeWithin(static_cast<uint64_t>(vtable), *vsize, buffer.size())) {
+    if (!vsize || *vsize < 4 ||
+        !RangeWithin(static_cast<uint64_t>(vtable), *vsize, buffer.size())) {
       return std::nullopt;
     }
     return RawTable(buffer, offset, static_cast<uint64_t>(vtable), *vsize);

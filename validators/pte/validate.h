@@ -19,7 +19,8 @@ namespace accelcheck::pte {
 namespace fb = executorch_flatbuffer;
 
 // The layouts a companion .ptd declares, by key (spec/pte.md §2.5 EXTERNAL).
-using NamedLayouts = std::unordered_map<std::string_view, const flat_tensor_flatbuffer::TensorLayout*>;
+using NamedLayouts =
+    std::unordered_map<std::string_view, const flat_tensor_flatbuffer::TensorLayout*>;
 
 // One verified .pte: every pointer below stays inside `file`.
 struct ProgramContext {

@@ -18,7 +18,7 @@ bool IsDeclaredScalarType(int8_t type) {
 
 uint64_t ElementSize(int8_t type) {
   static constexpr uint8_t kSizes[30] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4,
-                                         2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8};
+                                         2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1,  1, 2, 4, 8};
   return type >= 0 && type < 30 ? kSizes[type] : 0;
 }
 

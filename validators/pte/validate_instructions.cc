@@ -24,13 +24,15 @@ struct InstructionRef {
   uint32_t n_values;
 
   std::string Path(std::string_view field = {}) const {
-    return Str(PlanPath(p), ".chains[", c, "].instructions[", j, "]",
-               field.empty() ? "" : ".", field);
+    return Str(PlanPath(p), ".chains[", c, "].instructions[", j, "]", field.empty() ? "" : ".",
+               field);
   }
   void Report(const Rule& rule, const void* at, std::string_view field, std::string message) const {
     ctx.Report(rule, at ? at : &instruction, Path(field), std::move(message));
   }
-  bool InRange(int32_t index) const { return index >= 0 && static_cast<uint32_t>(index) < n_values; }
+  bool InRange(int32_t index) const {
+    return index >= 0 && static_cast<uint32_t>(index) < n_values;
+  }
   KernelTypes TypeAt(int32_t index) const { return facts.TypeOf(static_cast<uint32_t>(index)); }
   bool IsConstant(int32_t index) const {
     return InRange(index) && facts.IsConstantTensor(static_cast<uint32_t>(index));
@@ -119,11 +121,12 @@ void CheckMoveCall(const InstructionRef& r, const fb::MoveCall& call) {
   const KernelTypes to = r.TypeAt(call.move_to());
   if (from != to) {
     r.Report(rules::kMoveType, &call, "instr_args",
-             Str("moves a ", fb::EnumNameKernelTypes(from), " value ", call.move_from(),
-                 " into a ", fb::EnumNameKernelTypes(to), " value ", call.move_to()));
+             Str("moves a ", fb::EnumNameKernelTypes(from), " value ", call.move_from(), " into a ",
+                 fb::EnumNameKernelTypes(to), " value ", call.move_to()));
   }
-  CheckNotConstant(r, call.move_to(), &call, [] { return std::string("instr_args.move_to"); },
-                   "the target of a MoveCall");
+  CheckNotConstant(
+      r, call.move_to(), &call, [] { return std::string("instr_args.move_to"); },
+      "the target of a MoveCall");
 }
 
 // #57: the condition is a Bool or a BOOL tensor; the destination is in
@@ -241,8 +244,8 @@ void CheckConstantLoops(const ProgramContext& ctx, const fb::ExecutionPlan& plan
     if (written[cond]) continue;
     ctx.Report(rules::kJumpConstantLoop, jump,
                Str(PlanPath(p), ".chains[", c, "].instructions[", j, "]"),
-               Str("jumps back to ", jump->destination_instruction(),
-                   " on Bool value ", cond, ", which is false and never written"));
+               Str("jumps back to ", jump->destination_instruction(), " on Bool value ", cond,
+                   ", which is false and never written"));
   }
 }
 
@@ -252,8 +255,8 @@ void CheckChain(const ProgramContext& ctx, const fb::Chain& chain, uint32_t p, u
   const auto path = [&](std::string_view field) {
     return Str(PlanPath(p), ".chains[", c, "].", field);
   };
-  for (const auto& [io, name] : {std::pair{chain.inputs(), "inputs"},
-                                 std::pair{chain.outputs(), "outputs"}}) {
+  for (const auto& [io, name] :
+       {std::pair{chain.inputs(), "inputs"}, std::pair{chain.outputs(), "outputs"}}) {
     if (io == nullptr) continue;
     for (uint32_t k = 0; k < io->size(); ++k) {
       const int32_t index = io->Get(k);
@@ -282,7 +285,8 @@ void ValidateInstructions(const ProgramContext& ctx, const fb::ExecutionPlan& pl
     CheckChain(ctx, chain, p, c, n);
     const auto* instructions = chain.instructions();
     if (instructions == nullptr) {
-      ctx.Report(rules::kPlanFieldMissing, &chain, Str(PlanPath(p), ".chains[", c, "].instructions"),
+      ctx.Report(rules::kPlanFieldMissing, &chain,
+                 Str(PlanPath(p), ".chains[", c, "].instructions"),
                  Str("chain ", c, " has no instructions vector"));
       continue;
     }

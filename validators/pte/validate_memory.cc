@@ -112,7 +112,8 @@ class Liveness {
         slot_(n_, -1),
         life_(planned_.size()),
         flags_(planned_.size(), 0) {
-    for (uint32_t s = 0; s < planned_.size(); ++s) slot_[planned_[s].value] = static_cast<int32_t>(s);
+    for (uint32_t s = 0; s < planned_.size(); ++s)
+      slot_[planned_[s].value] = static_cast<int32_t>(s);
     OrderByPlace();
     AssignPlaces();
   }
@@ -142,7 +143,8 @@ class Liveness {
         Step(instruction, c, j, time + j);
         if (const auto* jump = instruction.instr_args_as_JumpFalseCall()) {
           const int32_t destination = jump->destination_instruction();
-          if (destination <= static_cast<int32_t>(j)) loops_.push_back({time + destination, time + j});
+          if (destination <= static_cast<int32_t>(j))
+            loops_.push_back({time + destination, time + j});
         }
       }
       time += instructions->size();
@@ -161,7 +163,7 @@ class Liveness {
   void CheckLiveOverlap() const;
 
  private:
-  static constexpr uint8_t kWritten = 1;       // #61: by an input, an initial value or an instruction
+  static constexpr uint8_t kWritten = 1;  // #61: by an input, an initial value or an instruction
   static constexpr uint8_t kReadRecorded = 2;  // an UnwrittenRead names it
 
   struct Loop {
@@ -222,8 +224,8 @@ class Liveness {
       const bool same_buffer = previous != nullptr && previous->memory_id == t.memory_id;
       if (!same_buffer) widest_end = 0;
       if (same_buffer && t.offset < widest_end) shared_bytes_ = true;
-      if (previous != nullptr && !(same_buffer && previous->offset == t.offset &&
-                                   previous->end == t.end)) {
+      if (previous != nullptr &&
+          !(same_buffer && previous->offset == t.offset && previous->end == t.end)) {
         ++places;
       }
       place_[s] = places;
@@ -349,7 +351,8 @@ class Liveness {
           alias_.resize(n_);
           for (uint32_t i = 0; i < n_; ++i) alias_[i] = i;
         }
-        alias_[static_cast<uint32_t>(move->move_to())] = Alias(static_cast<uint32_t>(move->move_from()));
+        alias_[static_cast<uint32_t>(move->move_to())] =
+            Alias(static_cast<uint32_t>(move->move_from()));
         break;
       }
       case fb::InstructionArguments::JumpFalseCall:
@@ -390,7 +393,7 @@ class Liveness {
   std::vector<uint32_t> place_;  // slot -> place
   std::vector<uint8_t> place_written_;
   std::vector<uint32_t> order_;  // slots by (memory_id, offset, end); empty: already so
-  bool shared_bytes_ = false;       // some two planned tensors share a byte
+  bool shared_bytes_ = false;    // some two planned tensors share a byte
   std::vector<UnwrittenRead> unwritten_reads_;
   std::vector<Loop> loops_;
 };
@@ -452,9 +455,8 @@ void Liveness::ReportOverlap(uint32_t a, uint32_t b) const {
               Str(ValuePath(p_, x.value), ".val.allocation_info"),
               Str("planned tensor value ", x.value, " [", Hex(x.offset), ", ", Hex(x.end),
                   ") of buffer ", x.memory_id, ", live over instructions [", life_[a].first - 1,
-                  ", ", life_[a].last - 1, "], overlaps value ", y.value, " [", Hex(y.offset),
-                  ", ", Hex(y.end), "), live over [", life_[b].first - 1, ", ",
-                  life_[b].last - 1, "]"));
+                  ", ", life_[a].last - 1, "], overlaps value ", y.value, " [", Hex(y.offset), ", ",
+                  Hex(y.end), "), live over [", life_[b].first - 1, ", ", life_[b].last - 1, "]"));
 }
 
 void Liveness::CheckLiveOverlap() const {

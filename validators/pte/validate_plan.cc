@@ -31,9 +31,12 @@ void CheckRequiredFields(const ProgramContext& ctx, const fb::ExecutionPlan& pla
     const void* field;
     std::string_view name;
   } fields[] = {
-      {plan.values(), "values"},       {plan.inputs(), "inputs"},
-      {plan.outputs(), "outputs"},     {plan.chains(), "chains"},
-      {plan.operators(), "operators"}, {plan.delegates(), "delegates"},
+      {plan.values(), "values"},
+      {plan.inputs(), "inputs"},
+      {plan.outputs(), "outputs"},
+      {plan.chains(), "chains"},
+      {plan.operators(), "operators"},
+      {plan.delegates(), "delegates"},
       {plan.non_const_buffer_sizes(), "non_const_buffer_sizes"},
   };
   for (const auto& f : fields) {
@@ -51,8 +54,7 @@ void CheckContainerMeta(const ProgramContext& ctx, const fb::ExecutionPlan& plan
                "container_meta_type is missing");
   } else if (meta->encoded_inp_str() == nullptr || meta->encoded_out_str() == nullptr) {
     ctx.Report(rules::kPlanContainerMeta, meta, Str(PlanPath(p), ".container_meta_type"),
-               Str(meta->encoded_inp_str() ? "encoded_out_str" : "encoded_inp_str",
-                   " is missing"));
+               Str(meta->encoded_inp_str() ? "encoded_out_str" : "encoded_inp_str", " is missing"));
   }
 }
 
@@ -70,8 +72,8 @@ bool IsListType(fb::KernelTypes type) {
 
 // #31-#33: plan inputs and outputs.
 void CheckIo(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
-             const PlanFacts& facts, const flatbuffers::Vector<int32_t>* io,
-             std::string_view name, bool is_input) {
+             const PlanFacts& facts, const flatbuffers::Vector<int32_t>* io, std::string_view name,
+             bool is_input) {
   if (io == nullptr) return;
   const uint32_t n = ValueCount(plan);
   std::vector<uint8_t> seen(is_input ? n : 0, 0);
@@ -130,9 +132,9 @@ void CheckBuffers(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint
                  Str("buffer_idx ", idx, " already has a device entry"));
     }
     if (static_cast<int8_t>(d->device_type()) < 0 || static_cast<int8_t>(d->device_type()) > 1) {
-      ctx.Report(rules::kPlanBufferDevice, d, path(),
-                 Str("device_type ", static_cast<int>(d->device_type()),
-                     " is not CPU (0) or CUDA (1)"));
+      ctx.Report(
+          rules::kPlanBufferDevice, d, path(),
+          Str("device_type ", static_cast<int>(d->device_type()), " is not CPU (0) or CUDA (1)"));
     }
   }
 }
@@ -176,8 +178,8 @@ void CheckOperators(const ProgramContext& ctx, const fb::ExecutionPlan& plan, ui
       const uint64_t needed = op->name()->size() + (overload ? 1 + overload : 0) + 1;
       if (needed > kOperatorNameBuffer) {
         ctx.Report(rules::kOperatorNameLength, op, path(),
-                   Str("name ", Quoted(op->name()->string_view()), " with overload needs ",
-                       needed, " bytes, more than the runtime's ", kOperatorNameBuffer));
+                   Str("name ", Quoted(op->name()->string_view()), " with overload needs ", needed,
+                       " bytes, more than the runtime's ", kOperatorNameBuffer));
       }
       joined[i] = Str(op->name()->string_view(), '\0',
                       op->overload() ? op->overload()->string_view() : std::string_view());
@@ -241,8 +243,8 @@ void CheckXnnpackHeader(const ProgramContext& ctx, const fb::BackendDelegate& de
                    Hex(payload.size()), ")"));
   } else if (!constant_end || *constant_end > payload.size()) {
     ctx.Report(rules::kDelegateXnnpackHeader, payload.data(), path,
-               Str("XNNPACK constant data at ", Hex(*constant_offset), " + ",
-                   Hex(*constant_size), " exceeds payload size ", Hex(payload.size())));
+               Str("XNNPACK constant data at ", Hex(*constant_offset), " + ", Hex(*constant_size),
+                   " exceeds payload size ", Hex(payload.size())));
   } else if (*constant_size > 0 && *constant_offset < fb_end) {
     ctx.Report(rules::kDelegateXnnpackHeader, payload.data(), path,
                Str("XNNPACK constant data at ", Hex(*constant_offset),
@@ -306,8 +308,7 @@ void CheckDelegates(const ProgramContext& ctx, const fb::ExecutionPlan& plan, ui
       }
     }
     if (!used[i]) {
-      ctx.Report(rules::kDelegateUnused, delegate, path,
-                 Str("no DelegateCall uses delegate ", i));
+      ctx.Report(rules::kDelegateUnused, delegate, path, Str("no DelegateCall uses delegate ", i));
     }
     CheckXnnpackHeader(ctx, *delegate, Str(path, ".processed"));
   }
@@ -328,9 +329,10 @@ void ValidatePlanNames(const ProgramContext& ctx) {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (size_t k = 1; k < names.size(); ++k) {
     if (names[k].first != names[k - 1].first) continue;
-    ctx.Report(rules::kPlanNameDuplicate, plans->Get(names[k].second),
-               Str(PlanPath(names[k].second), ".name"),
-               Str("plan name ", Quoted(names[k].first), " repeats ", PlanPath(names[k - 1].second)));
+    ctx.Report(
+        rules::kPlanNameDuplicate, plans->Get(names[k].second),
+        Str(PlanPath(names[k].second), ".name"),
+        Str("plan name ", Quoted(names[k].first), " repeats ", PlanPath(names[k - 1].second)));
   }
 }
 

@@ -52,9 +52,9 @@ void CheckConstantStores(const ProgramContext& ctx) {
                    offsets->size(), " offsets"));
     return;
   }
-  ctx.Report(rules::kConstantDeprecatedBuffer, buffers, "constant_buffer",
-             Str("constant_buffer holds ", buffers->size(),
-                 " entries in the deprecated inline store"));
+  ctx.Report(
+      rules::kConstantDeprecatedBuffer, buffers, "constant_buffer",
+      Str("constant_buffer holds ", buffers->size(), " entries in the deprecated inline store"));
 }
 
 // #19: constant_buffer[0] is the reserved empty entry.
@@ -92,9 +92,9 @@ void CheckConstantSegment(const ProgramContext& ctx) {
   const auto* offsets = ConstantOffsets(ctx.program);
   if (offsets == nullptr || offsets->size() == 0) return;
   if (offsets->Get(0) != 0) {
-    ctx.Report(rules::kConstantPlaceholderOffset, offsets->data(), "constant_segment.offsets[0]",
-               Str("the reserved constant_segment.offsets[0] is ", Hex(offsets->Get(0)),
-                   ", expected 0"));
+    ctx.Report(
+        rules::kConstantPlaceholderOffset, offsets->data(), "constant_segment.offsets[0]",
+        Str("the reserved constant_segment.offsets[0] is ", Hex(offsets->Get(0)), ", expected 0"));
   }
   const uint32_t index = constant->segment_index();
   const fb::DataSegment* segment = nullptr;
@@ -130,9 +130,9 @@ void CheckSegment(const ProgramContext& ctx, const fb::DataSegment& s, uint32_t 
   const auto path = [&] { return Str("segments[", i, "]"); };
   const auto end = CheckedAdd(s.offset(), s.size());
   if (!end) {
-    ctx.Report(rules::kSegmentOverflow, &s, path(),
-               Str("segment offset ", Hex(s.offset()), " + size ", Hex(s.size()),
-                   " overflows 64 bits"));
+    ctx.Report(
+        rules::kSegmentOverflow, &s, path(),
+        Str("segment offset ", Hex(s.offset()), " + size ", Hex(s.size()), " overflows 64 bits"));
     return;
   }
   if (s.offset() % kSegmentAlignment != 0) {
@@ -147,10 +147,10 @@ void CheckSegment(const ProgramContext& ctx, const fb::DataSegment& s, uint32_t 
   }
   const auto file_end = CheckedAdd(h.segment_base_offset, *end);
   if (!file_end || *file_end > h.file_size) {
-    ctx.Report(rules::kSegmentBounds, &s, path(),
-               Str("segment_base_offset ", Hex(h.segment_base_offset), " + offset ",
-                   Hex(s.offset()), " + size ", Hex(s.size()), " exceeds file size ",
-                   Hex(h.file_size)));
+    ctx.Report(
+        rules::kSegmentBounds, &s, path(),
+        Str("segment_base_offset ", Hex(h.segment_base_offset), " + offset ", Hex(s.offset()),
+            " + size ", Hex(s.size()), " exceeds file size ", Hex(h.file_size)));
   }
 }
 
@@ -158,10 +158,10 @@ void CheckSegment(const ProgramContext& ctx, const fb::DataSegment& s, uint32_t 
 void CheckSegmentOrder(const ProgramContext& ctx, const Segments& segments) {
   for (uint32_t i = 1; i < segments.size(); ++i) {
     if (segments.Get(i)->offset() < segments.Get(i - 1)->offset()) {
-      ctx.Report(rules::kSegmentOrder, segments.Get(i), Str("segments[", i, "]"),
-                 Str("segment offset ", Hex(segments.Get(i)->offset()),
-                     " is below the offset of segment ", i - 1, ", ",
-                     Hex(segments.Get(i - 1)->offset())));
+      ctx.Report(
+          rules::kSegmentOrder, segments.Get(i), Str("segments[", i, "]"),
+          Str("segment offset ", Hex(segments.Get(i)->offset()), " is below the offset of segment ",
+              i - 1, ", ", Hex(segments.Get(i - 1)->offset())));
     }
   }
   std::vector<uint32_t> order;
@@ -177,10 +177,10 @@ void CheckSegmentOrder(const ProgramContext& ctx, const Segments& segments) {
   for (size_t k = 0; k < order.size(); ++k) {
     const auto* s = segments.Get(order[k]);
     if (k > 0 && s->offset() < widest_end) {
-      ctx.Report(rules::kSegmentOverlap, s, Str("segments[", order[k], "]"),
-                 Str("segment ", order[k], " [", Hex(s->offset()), ", ",
-                     Hex(s->offset() + s->size()), ") overlaps segment ", widest, " ending at ",
-                     Hex(widest_end)));
+      ctx.Report(
+          rules::kSegmentOverlap, s, Str("segments[", order[k], "]"),
+          Str("segment ", order[k], " [", Hex(s->offset()), ", ", Hex(s->offset() + s->size()),
+              ") overlaps segment ", widest, " ending at ", Hex(widest_end)));
     }
     if (k == 0 || s->offset() + s->size() > widest_end) {
       widest = order[k];
@@ -215,8 +215,9 @@ void CheckMutableSegments(const ProgramContext& ctx, std::vector<uint8_t>& refer
       ctx.Report(rules::kMutableSegmentIndex, m, path(".segment_index"),
                  Str("segment_index ", index, " names no segment (", count, " segments)"));
     } else if (referenced[index] & 2) {
-      ctx.Report(rules::kMutableSegmentShared, m, path(".segment_index"),
-                 Str("segment ", index, " is already used by an earlier mutable_data_segments entry"));
+      ctx.Report(
+          rules::kMutableSegmentShared, m, path(".segment_index"),
+          Str("segment ", index, " is already used by an earlier mutable_data_segments entry"));
     } else {
       referenced[index] |= 2;
       segment = ctx.program.segments()->Get(index);
@@ -229,8 +230,7 @@ void CheckMutableSegments(const ProgramContext& ctx, std::vector<uint8_t>& refer
     }
     for (uint32_t i = 0; segment != nullptr && i < offsets->size(); ++i) {
       if (offsets->Get(i) > segment->size()) {
-        ctx.Report(rules::kMutableOffsetBounds, offsets->data() + i,
-                   path(Str(".offsets[", i, "]")),
+        ctx.Report(rules::kMutableOffsetBounds, offsets->data() + i, path(Str(".offsets[", i, "]")),
                    Str("mutable offset ", Hex(offsets->Get(i)), " lies past the end of segment ",
                        index, " of size ", Hex(segment->size())));
       }

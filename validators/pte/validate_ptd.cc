@@ -17,7 +17,7 @@ namespace {
 
 namespace ft = flat_tensor_flatbuffer;
 
-constexpr uint64_t kPtdHeaderLength = 40;    // flat_tensor_header.h
+constexpr uint64_t kPtdHeaderLength = 40;  // flat_tensor_header.h
 constexpr uint64_t kWriterFlatbufferOffset = 48;
 
 void Report(DiagnosticSink& sink, const Rule& rule, uint64_t offset, std::string path,
@@ -41,11 +41,12 @@ bool CheckRegions(const PtdHeader& h, uint64_t file_size, DiagnosticSink& sink) 
   const auto data_end = CheckedAdd(h.segment_base_offset, h.segment_data_size);
   std::string problem;
   if (h.flatbuffer_offset < 8 + h.length) {
-    problem = Str("flatbuffer_offset ", Hex(h.flatbuffer_offset), " lies inside the header ending at ",
-                  Hex(8 + h.length));
+    problem = Str("flatbuffer_offset ", Hex(h.flatbuffer_offset),
+                  " lies inside the header ending at ", Hex(8 + h.length));
   } else if (!fb_end || *fb_end > h.segment_base_offset) {
-    problem = Str("flatbuffer_offset ", Hex(h.flatbuffer_offset), " + flatbuffer_size ",
-                  Hex(h.flatbuffer_size), " exceeds segment_base_offset ", Hex(h.segment_base_offset));
+    problem =
+        Str("flatbuffer_offset ", Hex(h.flatbuffer_offset), " + flatbuffer_size ",
+            Hex(h.flatbuffer_size), " exceeds segment_base_offset ", Hex(h.segment_base_offset));
   } else if (!data_end || *data_end > file_size) {
     problem = Str("segment_base_offset ", Hex(h.segment_base_offset), " + segment_data_size ",
                   Hex(h.segment_data_size), " exceeds file size ", Hex(file_size));
@@ -107,7 +108,8 @@ bool CheckLayout(const PtdContext& ctx, const ft::TensorLayout& layout, const st
   } else {
     std::bitset<256> seen;
     for (uint32_t d = 0; d < sizes->size() && problem.empty(); ++d) {
-      if (sizes->Get(d) < 0) problem = Str("size ", sizes->Get(d), " of dimension ", d, " is negative");
+      if (sizes->Get(d) < 0)
+        problem = Str("size ", sizes->Get(d), " of dimension ", d, " is negative");
       const uint8_t dim = order->Get(d);
       if (dim >= order->size() || seen[dim]) {
         problem = Str("dim_order is not a permutation of [0, ", order->size(), ")");
@@ -220,8 +222,9 @@ const flat_tensor_flatbuffer::FlatTensor* ValidatePtd(ByteView file, const Limit
   if (!VerifyFlatTensor(flatbuffer, limits, sink)) return nullptr;
   const auto* root = ft::GetFlatTensor(flatbuffer.data());
   bool complete = true;
-  for (const auto& [field, name] : {std::pair<const void*, const char*>{root->segments(), "segments"},
-                                    {root->named_data(), "named_data"}}) {
+  for (const auto& [field, name] :
+       {std::pair<const void*, const char*>{root->segments(), "segments"},
+        {root->named_data(), "named_data"}}) {
     if (field != nullptr) continue;
     Report(sink, rules::kPtdFieldMissing, *ReadLE<uint32_t>(file, 0), name,
            Str("the FlatTensor has no ", name, " vector"));
@@ -239,7 +242,8 @@ NamedLayouts LayoutsOf(const flat_tensor_flatbuffer::FlatTensor& root) {
   NamedLayouts layouts;
   if (root.named_data() == nullptr) return layouts;
   for (const auto* entry : *root.named_data()) {
-    if (entry->key() != nullptr) layouts.emplace(entry->key()->string_view(), entry->tensor_layout());
+    if (entry->key() != nullptr)
+      layouts.emplace(entry->key()->string_view(), entry->tensor_layout());
   }
   return layouts;
 }

@@ -130,7 +130,8 @@ void CheckDynamismAndLayout(const TensorRef& t) {
   const auto dynamism = static_cast<int8_t>(t.tensor.shape_dynamism());
   if (dynamism < 0 || dynamism > 2) {
     t.Report(rules::kTensorDynamism, nullptr, "shape_dynamism",
-             Str("shape_dynamism ", static_cast<int>(dynamism), " is not STATIC, DYNAMIC_BOUND or "
+             Str("shape_dynamism ", static_cast<int>(dynamism),
+                 " is not STATIC, DYNAMIC_BOUND or "
                  "DYNAMIC_UNBOUND"));
   } else if (dynamism == static_cast<int8_t>(fb::TensorShapeDynamism::DYNAMIC_UNBOUND)) {
     t.Report(rules::kTensorDynamicUnbound, nullptr, "shape_dynamism",
@@ -197,8 +198,8 @@ void CheckBufferConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const uint32_t idx = t.data_buffer_idx;
   if (buffers == nullptr || idx >= buffers->size()) {
     t.Report(rules::kTensorConstantIndex, nullptr, "data_buffer_idx",
-             Str("data_buffer_idx ", idx, " names no constant (",
-                 buffers ? buffers->size() : 0, " constant_buffer entries)"));
+             Str("data_buffer_idx ", idx, " names no constant (", buffers ? buffers->size() : 0,
+                 " constant_buffer entries)"));
     return;
   }
   const auto* storage = buffers->Get(idx)->storage();
@@ -224,8 +225,7 @@ void CheckMutable(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto& program = t.ctx.program;
   const auto* mutables = program.mutable_data_segments();
   const uint32_t idx = t.data_buffer_idx;
-  const auto* offsets =
-      mutables && mutables->size() > 0 ? mutables->Get(0)->offsets() : nullptr;
+  const auto* offsets = mutables && mutables->size() > 0 ? mutables->Get(0)->offsets() : nullptr;
   if (offsets == nullptr || idx >= offsets->size()) {
     t.Report(rules::kTensorMutableIndex, nullptr, "data_buffer_idx",
              Str("data_buffer_idx ", idx, " names no offset of mutable_data_segments[0] (",
@@ -288,8 +288,7 @@ bool SameLayout(const fb::Tensor& tensor, const flat_tensor_flatbuffer::TensorLa
 void CheckExternal(const TensorRef& t) {
   const auto* name = t.extra->fully_qualified_name();
   if (name == nullptr || name->size() == 0) {
-    t.Report(rules::kTensorExternalName, t.extra,
-             "extra_tensor_info.fully_qualified_name",
+    t.Report(rules::kTensorExternalName, t.extra, "extra_tensor_info.fully_qualified_name",
              "the EXTERNAL tensor has no fully_qualified_name");
     return;
   }

@@ -52,8 +52,7 @@ void CheckItem(const ProgramContext& ctx, const PlanFacts& facts, uint32_t p, ui
   if (item >= static_cast<int64_t>(i)) {
     const Rule& rule = list_type == KernelTypes::IntList ? rules::kValueIntListForwardRef
                                                          : rules::kValueTensorListForwardRef;
-    ctx.Report(rule, at, path(),
-               Str("item ", item, " is not below the list's own index ", i));
+    ctx.Report(rule, at, path(), Str("item ", item, " is not below the list's own index ", i));
   }
 }
 

@@ -189,10 +189,9 @@ void LocateChain(Locator& loc, const fb::Chain* chain, const std::string& path) 
   using C = fb::Chain;
   if (!loc.ScalarVector<int32_t>(chain, C::VT_INPUTS, Join(path, "inputs")) ||
       !loc.ScalarVector<int32_t>(chain, C::VT_OUTPUTS, Join(path, "outputs")) ||
-      !loc.TableVector<fb::Instruction>(chain, C::VT_INSTRUCTIONS, Join(path, "instructions"),
-                                        [&](const fb::Instruction* i, const std::string& p) {
-                                          LocateInstruction(loc, i, p);
-                                        }) ||
+      !loc.TableVector<fb::Instruction>(
+          chain, C::VT_INSTRUCTIONS, Join(path, "instructions"),
+          [&](const fb::Instruction* i, const std::string& p) { LocateInstruction(loc, i, p); }) ||
       !loc.TableVector<fb::FrameList>(chain, C::VT_STACKTRACE, Join(path, "stacktrace"),
                                       LeafOf<fb::FrameList>(loc))) {
     return;
@@ -220,16 +219,14 @@ void LocatePlan(Locator& loc, const fb::ExecutionPlan* plan, const std::string& 
       !loc.SubTable<fb::ContainerMetadata>(plan, P::VT_CONTAINER_META_TYPE,
                                            Join(path, "container_meta_type"),
                                            LeafOf<fb::ContainerMetadata>(loc)) ||
-      !loc.TableVector<fb::EValue>(plan, P::VT_VALUES, Join(path, "values"),
-                                   [&](const fb::EValue* v, const std::string& p) {
-                                     LocateValue(loc, v, p);
-                                   }) ||
+      !loc.TableVector<fb::EValue>(
+          plan, P::VT_VALUES, Join(path, "values"),
+          [&](const fb::EValue* v, const std::string& p) { LocateValue(loc, v, p); }) ||
       !loc.ScalarVector<int32_t>(plan, P::VT_INPUTS, Join(path, "inputs")) ||
       !loc.ScalarVector<int32_t>(plan, P::VT_OUTPUTS, Join(path, "outputs")) ||
-      !loc.TableVector<fb::Chain>(plan, P::VT_CHAINS, Join(path, "chains"),
-                                  [&](const fb::Chain* c, const std::string& p) {
-                                    LocateChain(loc, c, p);
-                                  }) ||
+      !loc.TableVector<fb::Chain>(
+          plan, P::VT_CHAINS, Join(path, "chains"),
+          [&](const fb::Chain* c, const std::string& p) { LocateChain(loc, c, p); }) ||
       !loc.TableVector<fb::Operator>(plan, P::VT_OPERATORS, Join(path, "operators"),
                                      LeafOf<fb::Operator>(loc)) ||
       !loc.TableVector<fb::BackendDelegate>(plan, P::VT_DELEGATES, Join(path, "delegates"),
@@ -250,10 +247,9 @@ void LocateProgram(Locator& loc, const fb::Program* program) {
     loc.Leaf(program, "");
     return;
   }
-  if (!loc.TableVector<fb::ExecutionPlan>(program, P::VT_EXECUTION_PLAN, "execution_plan",
-                                          [&](const fb::ExecutionPlan* p, const std::string& s) {
-                                            LocatePlan(loc, p, s);
-                                          }) ||
+  if (!loc.TableVector<fb::ExecutionPlan>(
+          program, P::VT_EXECUTION_PLAN, "execution_plan",
+          [&](const fb::ExecutionPlan* p, const std::string& s) { LocatePlan(loc, p, s); }) ||
       !loc.TableVector<fb::Buffer>(program, P::VT_CONSTANT_BUFFER, "constant_buffer",
                                    LeafOf<fb::Buffer>(loc)) ||
       !loc.TableVector<fb::BackendDelegateInlineData>(program, P::VT_BACKEND_DELEGATE_DATA,
@@ -291,8 +287,8 @@ void LocateFlatTensor(Locator& loc, const ft::FlatTensor* root) {
 // Shared by both schemas: size check, verification with the limits, limit
 // classification by re-running with them lifted, then the location.
 template <typename VerifyFn, typename LocateFn>
-bool VerifyBuffer(ByteView buffer, const Limits& limits, DiagnosticSink& sink,
-                  const Rule& rule, std::string_view what, VerifyFn verify, LocateFn locate) {
+bool VerifyBuffer(ByteView buffer, const Limits& limits, DiagnosticSink& sink, const Rule& rule,
+                  std::string_view what, VerifyFn verify, LocateFn locate) {
   // flatbuffers 2.0.8 asserts on buffers of 2 GiB and more.
   if (buffer.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) {
     sink.Report(rule, Location{0, buffer.size(), ""},

@@ -8,11 +8,9 @@ namespace accelcheck::tensil {
 namespace {
 
 constexpr DataTypeInfo kDataTypes[] = {
-    {"FP8BP4", 8, 4, 1},
-    {"FP16BP8", 16, 8, 2},
+    {"FP8BP4", 8, 4, 1},     {"FP16BP8", 16, 8, 2},
     {"FP18BP10", 18, 10, 4},  // stored in a 32-bit word, spec/tensil.md §3
-    {"FP32BP16", 32, 16, 4},
-    {"FLOAT32", 32, 0, 4},
+    {"FP32BP16", 32, 16, 4}, {"FLOAT32", 32, 0, 4},
 };
 
 unsigned Round8(unsigned bits) { return (bits + 7) / 8 * 8; }
@@ -43,12 +41,13 @@ std::optional<Layout> LayoutOf(const Architecture& arch) {
   const unsigned dram1 = Log2Ceil(arch.dram1_depth);
   l.stride0_bits = Log2Ceil(arch.stride0_depth);
   l.stride1_bits = Log2Ceil(arch.stride1_depth);
-  l.simd_operand_bits = arch.simd_registers_depth >= UINT64_MAX ? 64 : Log2Ceil(arch.simd_registers_depth + 1);
+  l.simd_operand_bits =
+      arch.simd_registers_depth >= UINT64_MAX ? 64 : Log2Ceil(arch.simd_registers_depth + 1);
   l.simd_instruction_bits = 3 * l.simd_operand_bits + 4;
   l.op0_address_bits = std::max(local, acc);
   l.op1_address_bits = std::max({local, dram0, dram1, acc});
-  l.op2_address_bits = std::max({std::min(local, acc), std::min(local, dram0), std::min(local, dram1),
-                                 l.simd_instruction_bits});
+  l.op2_address_bits = std::max({std::min(local, acc), std::min(local, dram0),
+                                 std::min(local, dram1), l.simd_instruction_bits});
   const unsigned op0 = Round8(l.op0_address_bits + l.stride0_bits);
   const unsigned op1 = Round8(l.op1_address_bits + l.stride1_bits);
   const unsigned op2 = Round8(l.op2_address_bits);

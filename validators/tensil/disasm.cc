@@ -11,8 +11,12 @@ namespace accelcheck::tensil {
 namespace {
 
 constexpr std::pair<uint8_t, std::string_view> kDataMoveKinds[] = {
-    {kDram0ToLocal, "dram0->local"}, {kLocalToDram0, "local->dram0"}, {kDram1ToLocal, "dram1->local"},
-    {kLocalToDram1, "local->dram1"}, {kAccToLocal, "acc->local"},     {kLocalToAcc, "local->acc"},
+    {kDram0ToLocal, "dram0->local"},
+    {kLocalToDram0, "local->dram0"},
+    {kDram1ToLocal, "dram1->local"},
+    {kLocalToDram1, "local->dram1"},
+    {kAccToLocal, "acc->local"},
+    {kLocalToAcc, "local->acc"},
     {kLocalToAccAccumulate, "local->acc+"},
 };
 
@@ -71,12 +75,18 @@ std::string RawBytes(const Instruction& in, const Layout& layout) {
 
 bool ValidFlags(const Instruction& in) {
   switch (in.opcode()) {
-    case kWait: return in.flags() == 0;
-    case kMatMul: return in.flags() <= 3;
-    case kDataMove: return IsDataMoveKind(in.flags());
-    case kLoadWeights: return in.flags() <= 1;
-    case kSimd: return in.flags() <= 7;
-    default: return false;
+    case kWait:
+      return in.flags() == 0;
+    case kMatMul:
+      return in.flags() <= 3;
+    case kDataMove:
+      return IsDataMoveKind(in.flags());
+    case kLoadWeights:
+      return in.flags() <= 1;
+    case kSimd:
+      return in.flags() <= 7;
+    default:
+      return false;
   }
 }
 
@@ -89,7 +99,8 @@ std::string DisassembleOne(const Instruction& in, const Layout& l) {
   std::string text;
   switch (in.opcode()) {
     case kWait: {
-      if (HighBits(in.operand0, l.tid_bits) != 0 || in.operand1 != 0 || in.operand2 != 0) return RawBytes(in, l);
+      if (HighBits(in.operand0, l.tid_bits) != 0 || in.operand1 != 0 || in.operand2 != 0)
+        return RawBytes(in, l);
       text = Line("Wait").Field("thread", in.operand0).str();
       break;
     }
@@ -99,21 +110,33 @@ std::string DisassembleOne(const Instruction& in, const Layout& l) {
       if (flags & kMatMulZeroes) line.Word("zeroes");
       line.Field("local", f.address0).Field("acc", f.address1).Field("size", f.size);
       line.Optional("stride0", f.stride0).Optional("stride1", f.stride1);
-      text = line.Optional("pad0", f.padding0).Optional("pad1", f.padding1).Optional("pad2", f.padding2).str();
+      text = line.Optional("pad0", f.padding0)
+                 .Optional("pad1", f.padding1)
+                 .Optional("pad2", f.padding2)
+                 .str();
       break;
     }
     case kDataMove: {
       Line line("DataMove");
-      line.Word(KindName(flags)).Field("local", f.address0).Field(OtherKey(flags), f.address1).Field("size", f.size);
+      line.Word(KindName(flags))
+          .Field("local", f.address0)
+          .Field(OtherKey(flags), f.address1)
+          .Field("size", f.size);
       line.Optional("stride0", f.stride0).Optional("stride1", f.stride1);
-      text = line.Optional("pad0", f.padding0).Optional("pad1", f.padding1).Optional("pad2", f.padding2).str();
+      text = line.Optional("pad0", f.padding0)
+                 .Optional("pad1", f.padding1)
+                 .Optional("pad2", f.padding2)
+                 .str();
       break;
     }
     case kLoadWeights: {
       Line line("LoadWeights");
       if (flags & kLoadWeightsZeroes) line.Word("zeroes");
       line.Field("local", f.address0).Field("size", in.operand1);
-      text = line.Optional("stride0", f.stride0).Optional("pad0", f.padding0).Optional("operand2", in.operand2).str();
+      text = line.Optional("stride0", f.stride0)
+                 .Optional("pad0", f.padding0)
+                 .Optional("operand2", in.operand2)
+                 .str();
       break;
     }
     case kSimd: {
@@ -127,7 +150,10 @@ std::string DisassembleOne(const Instruction& in, const Layout& l) {
       line.Word(Str("dest=", Register(f.simd_dest, true)));
       line.Field("wacc", f.address0).Field("racc", f.address1);
       line.Optional("stride0", f.stride0).Optional("stride1", f.stride1);
-      text = line.Optional("pad0", f.padding0).Optional("pad1", f.padding1).Optional("pad2", f.simd_padding).str();
+      text = line.Optional("pad0", f.padding0)
+                 .Optional("pad1", f.padding1)
+                 .Optional("pad2", f.simd_padding)
+                 .str();
       break;
     }
   }
@@ -169,7 +195,8 @@ class Assembler {
 
   bool Line(std::string_view text, uint64_t number, std::vector<uint8_t>* out) {
     line_ = number;
-    if (const size_t comment = text.find(';'); comment != std::string_view::npos) text = text.substr(0, comment);
+    if (const size_t comment = text.find(';'); comment != std::string_view::npos)
+      text = text.substr(0, comment);
     std::istringstream tokens{std::string(text)};
     Parsed p;
     if (!(tokens >> p.mnemonic)) return true;  // blank line
@@ -205,7 +232,8 @@ class Assembler {
       bytes.push_back(static_cast<uint8_t>(value));
     }
     if (bytes.size() != l_.instruction_bytes) {
-      return Fail(Str(".bytes has ", bytes.size(), " bytes, the instruction size is ", l_.instruction_bytes));
+      return Fail(Str(".bytes has ", bytes.size(), " bytes, the instruction size is ",
+                      l_.instruction_bytes));
     }
     out->insert(out->end(), bytes.begin(), bytes.end());
     return true;
@@ -219,7 +247,8 @@ class Assembler {
     const std::string text = it->second;
     p.fields.erase(it);
     if (!ParseNumber(text, value)) return Fail(Str(key, "=", Quoted(text), " is not a number"));
-    if (bits < 64 && (*value >> bits) != 0) return Fail(Str(key, "=", text, " does not fit ", bits, " bits"));
+    if (bits < 64 && (*value >> bits) != 0)
+      return Fail(Str(key, "=", text, " does not fit ", bits, " bits"));
     return true;
   }
 
@@ -230,7 +259,8 @@ class Assembler {
     const std::string text = it->second;
     p.fields.erase(it);
     if (text == "in" || text == "out") return true;
-    if (text.size() < 2 || text[0] != 'r' || !ParseNumber(std::string_view(text).substr(1), value) || *value == 0) {
+    if (text.size() < 2 || text[0] != 'r' ||
+        !ParseNumber(std::string_view(text).substr(1), value) || *value == 0) {
       return Fail(Str(key, "=", Quoted(text), " is not in, out or rN"));
     }
     if (l_.simd_operand_bits < 64 && (*value >> l_.simd_operand_bits) != 0) {
@@ -239,7 +269,8 @@ class Assembler {
     return true;
   }
 
-  bool Flags(Parsed& p, std::initializer_list<std::pair<std::string_view, uint8_t>> known, uint8_t* flags) {
+  bool Flags(Parsed& p, std::initializer_list<std::pair<std::string_view, uint8_t>> known,
+             uint8_t* flags) {
     for (const std::string& word : p.words) {
       bool found = false;
       for (const auto& [name, bit] : known) {
@@ -256,7 +287,8 @@ class Assembler {
   bool Finish(Parsed& p, Instruction* in, uint8_t opcode, uint8_t flags) {
     uint64_t tid = 0;
     if (!Take(p, "tid", 1, &tid)) return false;
-    if (!p.fields.empty()) return Fail(Str("unknown field ", Quoted(p.fields.begin()->first), " for ", p.mnemonic));
+    if (!p.fields.empty())
+      return Fail(Str("unknown field ", Quoted(p.fields.begin()->first), " for ", p.mnemonic));
     in->header = static_cast<uint8_t>(tid << 7 | opcode << 4 | flags);
     return true;
   }
@@ -270,7 +302,8 @@ class Assembler {
     if (!Take(p, "local", l_.op0_address_bits, &a0) || !Take(p, other, l_.op1_address_bits, &a1) ||
         !Take(p, "size", l_.op2_address_bits, &size) || !Take(p, "stride0", l_.stride0_bits, &s0) ||
         !Take(p, "stride1", l_.stride1_bits, &s1) || !Take(p, "pad0", Pad0Bits(), &p0) ||
-        !Take(p, "pad1", Pad1Bits(), &p1) || !Take(p, "pad2", l_.op2_bytes * 8 - l_.op2_address_bits, &p2)) {
+        !Take(p, "pad1", Pad1Bits(), &p1) ||
+        !Take(p, "pad2", l_.op2_bytes * 8 - l_.op2_address_bits, &p2)) {
       return false;
     }
     in->operand0 = PackOperand(a0, l_.op0_address_bits, s0, l_.stride0_bits, p0);
@@ -287,11 +320,13 @@ class Assembler {
       return Finish(p, in, kWait, 0);
     }
     if (p.mnemonic == "MatMul") {
-      if (!Flags(p, {{"accumulate", kMatMulAccumulate}, {"zeroes", kMatMulZeroes}}, &flags)) return false;
+      if (!Flags(p, {{"accumulate", kMatMulAccumulate}, {"zeroes", kMatMulZeroes}}, &flags))
+        return false;
       return Operands(p, "acc", in) && Finish(p, in, kMatMul, flags);
     }
     if (p.mnemonic == "DataMove") {
-      if (p.words.size() != 1) return Fail("DataMove takes exactly one direction, such as dram0->local");
+      if (p.words.size() != 1)
+        return Fail("DataMove takes exactly one direction, such as dram0->local");
       bool known = false;
       for (const auto& [kind, name] : kDataMoveKinds) {
         if (p.words[0] == name) {
@@ -305,8 +340,9 @@ class Assembler {
     if (p.mnemonic == "LoadWeights") {
       if (!Flags(p, {{"zeroes", kLoadWeightsZeroes}}, &flags)) return false;
       uint64_t a0, s0, p0;
-      if (!Take(p, "local", l_.op0_address_bits, &a0) || !Take(p, "stride0", l_.stride0_bits, &s0) ||
-          !Take(p, "pad0", Pad0Bits(), &p0) || !Take(p, "size", l_.op1_bytes * 8, &in->operand1) ||
+      if (!Take(p, "local", l_.op0_address_bits, &a0) ||
+          !Take(p, "stride0", l_.stride0_bits, &s0) || !Take(p, "pad0", Pad0Bits(), &p0) ||
+          !Take(p, "size", l_.op1_bytes * 8, &in->operand1) ||
           !Take(p, "operand2", l_.op2_bytes * 8, &in->operand2)) {
         return false;
       }
@@ -329,12 +365,15 @@ class Assembler {
       if (SimdOpName(i) == op_name) op = i;
     }
     if (op == 16) return Fail(Str("unknown SIMD op ", Quoted(op_name)));
-    if (!Flags(p, {{"read", kSimdRead}, {"write", kSimdWrite}, {"accumulate", kSimdAccumulate}}, &flags)) return false;
+    if (!Flags(p, {{"read", kSimdRead}, {"write", kSimdWrite}, {"accumulate", kSimdAccumulate}},
+               &flags))
+      return false;
     uint64_t left, right, dest, wacc, racc, s0, s1, p0, p1, p2;
-    if (!TakeRegister(p, "left", &left) || !TakeRegister(p, "right", &right) || !TakeRegister(p, "dest", &dest) ||
-        !Take(p, "wacc", l_.op0_address_bits, &wacc) || !Take(p, "racc", l_.op1_address_bits, &racc) ||
-        !Take(p, "stride0", l_.stride0_bits, &s0) || !Take(p, "stride1", l_.stride1_bits, &s1) ||
-        !Take(p, "pad0", Pad0Bits(), &p0) || !Take(p, "pad1", Pad1Bits(), &p1) ||
+    if (!TakeRegister(p, "left", &left) || !TakeRegister(p, "right", &right) ||
+        !TakeRegister(p, "dest", &dest) || !Take(p, "wacc", l_.op0_address_bits, &wacc) ||
+        !Take(p, "racc", l_.op1_address_bits, &racc) || !Take(p, "stride0", l_.stride0_bits, &s0) ||
+        !Take(p, "stride1", l_.stride1_bits, &s1) || !Take(p, "pad0", Pad0Bits(), &p0) ||
+        !Take(p, "pad1", Pad1Bits(), &p1) ||
         !Take(p, "pad2", l_.op2_bytes * 8 - l_.simd_instruction_bits, &p2)) {
       return false;
     }
@@ -351,7 +390,8 @@ class Assembler {
 
 }  // namespace
 
-std::optional<std::vector<uint8_t>> Assemble(std::string_view text, const Layout& layout, AssembleError* error) {
+std::optional<std::vector<uint8_t>> Assemble(std::string_view text, const Layout& layout,
+                                             AssembleError* error) {
   std::vector<uint8_t> out;
   Assembler assembler(layout, error);
   uint64_t number = 0;

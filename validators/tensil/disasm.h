@@ -36,6 +36,7 @@ struct AssembleError {
 };
 
 // Assembles `text`, or returns the first error.
-std::optional<std::vector<uint8_t>> Assemble(std::string_view text, const Layout& layout, AssembleError* error);
+std::optional<std::vector<uint8_t>> Assemble(std::string_view text, const Layout& layout,
+                                             AssembleError* error);
 
 }  // namespace accelcheck::tensil

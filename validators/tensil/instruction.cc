@@ -5,8 +5,9 @@ namespace accelcheck::tensil {
 namespace {
 
 constexpr std::string_view kSimdOpNames[16] = {
-    "noop", "zero", "move", "not", "and", "or", "increment", "decrement",
-    "add", "subtract", "multiply", "abs", "greater", "greater_equal", "min", "max",
+    "noop",      "zero",          "move", "not",      "and",      "or",
+    "increment", "decrement",     "add",  "subtract", "multiply", "abs",
+    "greater",   "greater_equal", "min",  "max",
 };
 
 uint64_t ReadField(ByteView bytes, uint64_t offset, unsigned length) {

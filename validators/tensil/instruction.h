@@ -34,12 +34,25 @@ bool IsDataMoveKind(uint8_t flags);
 
 // SIMD ops (SIMDOp.scala = rtl simd/Op.scala).
 enum SimdOp : uint8_t {
-  kSimdNoOp, kSimdZero, kSimdMove, kSimdNot, kSimdAnd, kSimdOr, kSimdIncrement, kSimdDecrement,
-  kSimdAdd, kSimdSubtract, kSimdMultiply, kSimdAbs, kSimdGreaterThan, kSimdGreaterThanEqual,
-  kSimdMin, kSimdMax,
+  kSimdNoOp,
+  kSimdZero,
+  kSimdMove,
+  kSimdNot,
+  kSimdAnd,
+  kSimdOr,
+  kSimdIncrement,
+  kSimdDecrement,
+  kSimdAdd,
+  kSimdSubtract,
+  kSimdMultiply,
+  kSimdAbs,
+  kSimdGreaterThan,
+  kSimdGreaterThanEqual,
+  kSimdMin,
+  kSimdMax,
 };
 std::string_view SimdOpName(uint8_t op);
-bool SimdOpIsUnary(uint8_t op);  // reads only the left source
+bool SimdOpIsUnary(uint8_t op);    // reads only the left source
 bool SimdOpIsNullary(uint8_t op);  // Zero and NoOp read no register
 
 struct Instruction {

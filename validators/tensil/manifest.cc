@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr uint64_t kMaxInt = 0x7fffffff;               // Scala Int
+constexpr uint64_t kMaxInt = 0x7fffffff;              // Scala Int
 constexpr uint64_t kMaxLong = 0x7fffffffffffffffull;  // Scala Long
 constexpr int kMaxNesting = 64;
 
@@ -67,8 +67,9 @@ class ObjectReader {
                    Str("expected a non-negative integer, found ", value->get<int64_t>()));
       return std::nullopt;
     }
-    sink_.Report(rules::kKeyType, AtPath(path),
-                 Str("expected an integer, found ", value->type_name(), " ", Quoted(value->dump())));
+    sink_.Report(
+        rules::kKeyType, AtPath(path),
+        Str("expected an integer, found ", value->type_name(), " ", Quoted(value->dump())));
     return std::nullopt;
   }
 
@@ -96,8 +97,8 @@ class ObjectReader {
     if (value == nullptr) return nullptr;
     if (value->type() == type) return value;
     sink_.Report(rules::kKeyType, AtPath(Join(path_, key)),
-                 Str("expected ", type == json::value_t::array ? "an array" : "an object", ", found ",
-                     value->type_name()));
+                 Str("expected ", type == json::value_t::array ? "an array" : "an object",
+                     ", found ", value->type_name()));
     return nullptr;
   }
 
@@ -126,8 +127,9 @@ void ReportLegacy(const std::vector<std::string>& missing, DiagnosticSink& sink)
   if (missing.empty()) return;
   std::string keys;
   for (const std::string& key : missing) keys += (keys.empty() ? "" : ", ") + key;
-  sink.Report(rules::kLegacySchema, AtPath(missing.front()),
-              Str("legacy schema: ", keys, " missing (written before 2022; current readers reject it)"));
+  sink.Report(
+      rules::kLegacySchema, AtPath(missing.front()),
+      Str("legacy schema: ", keys, " missing (written before 2022; current readers reject it)"));
 }
 
 std::optional<DataType> DecodeDataType(ObjectReader& reader, DiagnosticSink& sink) {
@@ -204,7 +206,8 @@ FileEntry DecodeFileEntry(const json& object, const std::string& path, Diagnosti
                           bool* ok) {
   FileEntry entry;
   if (!object.is_object()) {
-    sink.Report(rules::kKeyType, AtPath(path), Str("expected an object, found ", object.type_name()));
+    sink.Report(rules::kKeyType, AtPath(path),
+                Str("expected an object, found ", object.type_name()));
     *ok = false;
     return entry;
   }
@@ -220,13 +223,14 @@ FileEntry DecodeFileEntry(const json& object, const std::string& path, Diagnosti
   return {*file, *base, *size};
 }
 
-std::vector<IoEntry> DecodeIoEntries(const json& array, const std::string& path, DiagnosticSink& sink,
-                                     bool* ok) {
+std::vector<IoEntry> DecodeIoEntries(const json& array, const std::string& path,
+                                     DiagnosticSink& sink, bool* ok) {
   std::vector<IoEntry> entries;
   for (size_t i = 0; i < array.size(); ++i) {
     const std::string item = Str(path, "[", i, "]");
     if (!array[i].is_object()) {
-      sink.Report(rules::kKeyType, AtPath(item), Str("expected an object, found ", array[i].type_name()));
+      sink.Report(rules::kKeyType, AtPath(item),
+                  Str("expected an object, found ", array[i].type_name()));
       *ok = false;
       continue;
     }
@@ -247,17 +251,20 @@ std::vector<IoEntry> DecodeIoEntries(const json& array, const std::string& path,
 // #8: one entry of at least one vector, at base 0.
 void CheckConsts(const Model& m, DiagnosticSink& sink) {
   if (m.consts.empty()) {
-    sink.Report(rules::kModelConstsEmpty, AtPath("consts"), "consts has no entry; the emulator reads consts[0]");
+    sink.Report(rules::kModelConstsEmpty, AtPath("consts"),
+                "consts has no entry; the emulator reads consts[0]");
     return;
   }
   if (m.consts.size() > 1) {
     sink.Report(rules::kModelConstsCount, AtPath("consts"),
-                Str("consts has ", m.consts.size(), " entries; the compiler writes 1 and the emulator reads only the first"));
+                Str("consts has ", m.consts.size(),
+                    " entries; the compiler writes 1 and the emulator reads only the first"));
   }
   for (size_t i = 0; i < m.consts.size(); ++i) {
     const FileEntry& c = m.consts[i];
     const std::string path = Str("consts[", i, "]");
-    if (c.size == 0) sink.Report(rules::kModelConstsSize, AtPath(path + ".size"), "consts size is 0 vectors");
+    if (c.size == 0)
+      sink.Report(rules::kModelConstsSize, AtPath(path + ".size"), "consts size is 0 vectors");
     if (c.base != 0) {
       sink.Report(rules::kModelConstsBase, AtPath(path + ".base"),
                   Str("consts base is ", Hex(c.base), ", the compiler always writes 0"));
@@ -273,14 +280,15 @@ void CheckConstsRange(const Model& m, DiagnosticSink& sink) {
     const FileEntry& c = m.consts[i];
     if (!RangeWithin(c.base, c.size, depth)) {
       sink.Report(rules::kModelConstsRange, AtPath(Str("consts[", i, "]")),
-                  Str("base ", Hex(c.base), " + size ", Hex(c.size), " exceeds ", memory, " depth ", Hex(depth)));
+                  Str("base ", Hex(c.base), " + size ", Hex(c.size), " exceeds ", memory, " depth ",
+                      Hex(depth)));
     }
   }
 }
 
 // #11, #12 for one list (inputs or outputs).
-void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list, const Architecture& arch,
-                 DiagnosticSink& sink) {
+void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list,
+                 const Architecture& arch, DiagnosticSink& sink) {
   if (entries.empty()) {
     sink.Report(rules::kModelIoEmpty, AtPath(std::string(list)), Str(list, " has no entry"));
     return;
@@ -292,16 +300,18 @@ void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list, con
   for (size_t i = 0; i < entries.size(); ++i) {
     const IoEntry& e = entries[i];
     const std::string path = Str(list, "[", i, "]");
-    if (e.name.empty()) sink.Report(rules::kModelIoName, AtPath(path + ".name"), "the name is empty");
+    if (e.name.empty())
+      sink.Report(rules::kModelIoName, AtPath(path + ".name"), "the name is empty");
     if (e.size == 0) sink.Report(rules::kModelIoSize, AtPath(path + ".size"), "size is 0 vectors");
     if (!RangeWithin(e.base, e.size, arch.dram0_depth)) {
       sink.Report(rules::kModelIoRange, AtPath(path),
-                  Str("base ", Hex(e.base), " + size ", Hex(e.size), " exceeds DRAM0 depth ", Hex(arch.dram0_depth)));
+                  Str("base ", Hex(e.base), " + size ", Hex(e.size), " exceeds DRAM0 depth ",
+                      Hex(arch.dram0_depth)));
     }
     if (i > 0 && e.base < entries[i - 1].base) {
       sink.Report(rules::kModelIoOrder, AtPath(path + ".base"),
-                  Str("base ", Hex(e.base), " is below the previous entry's ", Hex(entries[i - 1].base),
-                      "; the compiler sorts entries by base"));
+                  Str("base ", Hex(e.base), " is below the previous entry's ",
+                      Hex(entries[i - 1].base), "; the compiler sorts entries by base"));
     }
     for (size_t j = 0; j < i; ++j) {
       const IoEntry& o = entries[j];
@@ -309,16 +319,16 @@ void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list, con
                             o.base >= e.base + std::min(e.size, kMaxLong - e.base);
       if (!disjoint) {
         sink.Report(rules::kModelIoOverlap, AtPath(path),
-                    Str("DRAM0 vectors [", Hex(e.base), ", +", Hex(e.size), ") overlap ", list, "[", j, "] [",
-                        Hex(o.base), ", +", Hex(o.size), ")"));
+                    Str("DRAM0 vectors [", Hex(e.base), ", +", Hex(e.size), ") overlap ", list, "[",
+                        j, "] [", Hex(o.base), ", +", Hex(o.size), ")"));
       }
     }
   }
 }
 
 // #13: the drivers' flush probe overwrites DRAM0 depth-2 and depth-1.
-void CheckIoProbeRows(const std::vector<IoEntry>& entries, std::string_view list, const Architecture& arch,
-                      DiagnosticSink& sink) {
+void CheckIoProbeRows(const std::vector<IoEntry>& entries, std::string_view list,
+                      const Architecture& arch, DiagnosticSink& sink) {
   if (arch.dram0_depth < 2) return;
   const uint64_t probe = arch.dram0_depth - 2;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -337,9 +347,12 @@ int Nesting(ByteView bytes) {
   bool in_string = false, escaped = false;
   for (uint8_t c : bytes) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -380,7 +393,8 @@ std::optional<json> ParseObject(ByteView bytes, DiagnosticSink& sink) {
     return std::nullopt;
   }
   if (!document.is_object()) {
-    sink.Report(rules::kJsonSyntax, {}, Str("expected a JSON object, found ", document.type_name()));
+    sink.Report(rules::kJsonSyntax, {},
+                Str("expected a JSON object, found ", document.type_name()));
     return std::nullopt;
   }
   return document;
@@ -414,8 +428,9 @@ std::optional<Architecture> DecodeArchitecture(const json& object, const std::st
     std::optional<int64_t> negative;
     const auto value = reader.Integer(f.key, f.max, f.legacy, &negative);
     if (negative || (value && *value == 0)) {
-      sink.Report(rules::kArchPositive, AtPath(Join(path, f.key)),
-                  Str(f.key, " is ", negative ? *negative : 0, ", expected a value greater than 0"));
+      sink.Report(
+          rules::kArchPositive, AtPath(Join(path, f.key)),
+          Str(f.key, " is ", negative ? *negative : 0, ", expected a value greater than 0"));
     } else if (value) {
       *f.target = *value;
     }
@@ -459,8 +474,10 @@ std::optional<Model> DecodeModel(const json& object, DiagnosticSink& sink) {
     m.outputs = DecodeIoEntries(*outputs, "outputs", sink, &ok);
   }
   std::optional<Architecture> arch;
-  if (const json* a = reader.Typed("arch", json::value_t::object)) arch = DecodeArchitecture(*a, "arch", sink);
-  if (auto local = reader.Bool("load_consts_to_local", /*legacy=*/true)) m.load_consts_to_local = *local;
+  if (const json* a = reader.Typed("arch", json::value_t::object))
+    arch = DecodeArchitecture(*a, "arch", sink);
+  if (auto local = reader.Bool("load_consts_to_local", /*legacy=*/true))
+    m.load_consts_to_local = *local;
   reader.ReportUnknownKeys();
   ReportLegacy(reader.legacy_missing(), sink);
   if (!arch || !ok || sink.blocking_count() != before) return std::nullopt;
@@ -496,10 +513,11 @@ void CheckArchitecturesMatch(const Architecture& model, const Architecture& tarc
   for (const Pair& p : pairs) {
     if (p.a == p.b) continue;
     const bool type = p.key == "data_type";
-    sink.Report(rules::kArchMismatch, AtPath(Join("arch", p.key)),
-                Str("arch.", p.key, " is ",
-                    type ? std::string(InfoOf(model.data_type).name) : Str(p.a), " but ", Quoted(tarch_path),
-                    " has ", type ? std::string(InfoOf(tarch.data_type).name) : Str(p.b)));
+    sink.Report(
+        rules::kArchMismatch, AtPath(Join("arch", p.key)),
+        Str("arch.", p.key, " is ", type ? std::string(InfoOf(model.data_type).name) : Str(p.a),
+            " but ", Quoted(tarch_path), " has ",
+            type ? std::string(InfoOf(tarch.data_type).name) : Str(p.b)));
   }
 }
 

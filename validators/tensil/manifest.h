@@ -47,8 +47,8 @@ std::optional<nlohmann::json> ParseObject(ByteView bytes, DiagnosticSink& sink);
 // Decodes an architecture object at `path` ("" for a .tarch, "arch" in a
 // .tmodel) and checks its values (#1-#4). Nothing when a value needed to lay
 // out instructions is missing or wrong.
-std::optional<Architecture> DecodeArchitecture(const nlohmann::json& object, const std::string& path,
-                                               DiagnosticSink& sink);
+std::optional<Architecture> DecodeArchitecture(const nlohmann::json& object,
+                                               const std::string& path, DiagnosticSink& sink);
 
 // Decodes a .tmodel and checks the manifest's own values (#6, #8, #10-#12).
 // Nothing when a part later phases need is missing or wrong.

@@ -16,6 +16,8 @@ namespace rules {
 RuleTable AllRules();
 
 // A location known only by its object path (JSON values have no byte offset).
-inline Location AtPath(std::string path) { return Location{std::nullopt, std::nullopt, std::move(path)}; }
+inline Location AtPath(std::string path) {
+  return Location{std::nullopt, std::nullopt, std::move(path)};
+}
 
 }  // namespace accelcheck::tensil

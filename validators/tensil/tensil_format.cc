@@ -47,17 +47,20 @@ std::optional<InputBuffer> ReadCompanion(const std::string& path, const std::str
   std::string error;
   auto buffer = ReadFileLimited(path, context.limits.max_file_size, &error);
   if (!buffer) {
-    sink.Report(rules::kModelFileMissing, AtPath(what), Str("cannot read ", Quoted(path), ": ", error));
+    sink.Report(rules::kModelFileMissing, AtPath(what),
+                Str("cannot read ", Quoted(path), ": ", error));
   }
   return buffer;
 }
 
 // #7
-bool CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size, DiagnosticSink& sink) {
+bool CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size,
+                      DiagnosticSink& sink) {
   bool ok = true;
   if (m.prog_size && *m.prog_size != file_size) {
     sink.Report(rules::kModelProgSize, AtPath("prog.size"),
-                Str("prog.size is ", Hex(*m.prog_size), " but ", Quoted(m.prog_file), " is ", Hex(file_size), " bytes"));
+                Str("prog.size is ", Hex(*m.prog_size), " but ", Quoted(m.prog_file), " is ",
+                    Hex(file_size), " bytes"));
   }
   const uint64_t size = m.prog_size.value_or(file_size);
   if (size == 0) {
@@ -66,7 +69,8 @@ bool CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size, 
   }
   if (size % layout.instruction_bytes != 0) {
     sink.Report(rules::kModelProgMultiple, AtPath("prog.size"),
-                Str("prog.size ", Hex(size), " is not a multiple of the instruction size ", layout.instruction_bytes));
+                Str("prog.size ", Hex(size), " is not a multiple of the instruction size ",
+                    layout.instruction_bytes));
   }
   return ok;
 }
@@ -82,11 +86,14 @@ bool CheckWholeInstructions(ByteView program, const Layout& layout, DiagnosticSi
 
 bool OutOfTime(const Deadline& deadline, const ValidateContext& context, DiagnosticSink& sink) {
   if (!deadline.expired()) return false;
-  sink.Report(core_rules::kLimitTime, {}, Str("validation stopped after --time-budget-ms ", context.limits.time_budget_ms, " ms"));
+  sink.Report(
+      core_rules::kLimitTime, {},
+      Str("validation stopped after --time-budget-ms ", context.limits.time_budget_ms, " ms"));
   return true;
 }
 
-std::optional<Architecture> ReadArchitectureFile(const std::string& path, const ValidateContext& context,
+std::optional<Architecture> ReadArchitectureFile(const std::string& path,
+                                                 const ValidateContext& context,
                                                  DiagnosticSink& sink) {
   auto buffer = ReadCompanion(path, "arch", context, sink);
   if (!buffer) return std::nullopt;
@@ -99,19 +106,22 @@ std::optional<Architecture> ReadArchitectureFile(const std::string& path, const 
     arch = DecodeArchitecture(*object, "", scratch);
   }
   if (!arch) {
-    sink.Report(rules::kModelFileMissing, AtPath("arch"),
-                Str(Quoted(path), " is not a valid architecture (validate it on its own for the reasons)"));
+    sink.Report(
+        rules::kModelFileMissing, AtPath("arch"),
+        Str(Quoted(path), " is not a valid architecture (validate it on its own for the reasons)"));
   }
   return arch;
 }
 
-void ValidateStandaloneProgram(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) {
+void ValidateStandaloneProgram(const InputBuffer& input, const ValidateContext& context,
+                               DiagnosticSink& sink) {
   const auto arch = CompanionArchitecture(context, sink);
   if (!arch) return;
   const Layout layout = *LayoutOf(*arch);
   if (!CheckWholeInstructions(input.bytes(), layout, sink)) return;
   const Deadline deadline(context.limits.time_budget_ms);
-  if (!CheckInstructions(input.bytes(), *arch, layout, deadline, sink)) OutOfTime(deadline, context, sink);
+  if (!CheckInstructions(input.bytes(), *arch, layout, deadline, sink))
+    OutOfTime(deadline, context, sink);
 }
 
 void ValidateModel(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) {
@@ -125,14 +135,24 @@ void ValidateModel(const InputBuffer& input, const ValidateContext& context, Dia
 
 json LayoutJson(const Layout& l) {
   return json{{"instruction_bytes", l.instruction_bytes},
-              {"operand0", {{"bytes", l.op0_bytes}, {"address_bits", l.op0_address_bits}, {"stride_bits", l.stride0_bits}}},
-              {"operand1", {{"bytes", l.op1_bytes}, {"address_bits", l.op1_address_bits}, {"stride_bits", l.stride1_bits}}},
-              {"operand2", {{"bytes", l.op2_bytes}, {"size_bits", l.op2_address_bits}, {"simd_bits", l.simd_instruction_bits}}},
+              {"operand0",
+               {{"bytes", l.op0_bytes},
+                {"address_bits", l.op0_address_bits},
+                {"stride_bits", l.stride0_bits}}},
+              {"operand1",
+               {{"bytes", l.op1_bytes},
+                {"address_bits", l.op1_address_bits},
+                {"stride_bits", l.stride1_bits}}},
+              {"operand2",
+               {{"bytes", l.op2_bytes},
+                {"size_bits", l.op2_address_bits},
+                {"simd_bits", l.simd_instruction_bits}}},
               {"tid_bits", l.tid_bits}};
 }
 
 json ProgramJson(ByteView program, const Layout& layout) {
-  static constexpr const char* kNames[] = {"Wait", "MatMul", "DataMove", "LoadWeights", "SIMD", "5", "6", "7"};
+  static constexpr const char* kNames[] = {"Wait", "MatMul", "DataMove", "LoadWeights",
+                                           "SIMD", "5",      "6",        "7"};
   json histogram = json::object();
   const uint64_t count = program.size() / layout.instruction_bytes;
   for (uint64_t i = 0; i < count; ++i) {
@@ -152,7 +172,8 @@ class TensilFormatImpl final : public Format {
 
   bool Detect(ByteView bytes) const override { return LooksLikeTensilJson(bytes); }
 
-  void Validate(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
+  void Validate(const InputBuffer& input, const ValidateContext& context,
+                DiagnosticSink& sink) const override {
     // Only a forced --format tensil reaches here with binary content: a .tprog.
     if (!IsJson(input.bytes())) return ValidateStandaloneProgram(input, context, sink);
     const auto object = ParseObject(input.bytes(), sink);
@@ -161,12 +182,15 @@ class TensilFormatImpl final : public Format {
     DecodeArchitecture(*object, "", sink);
   }
 
-  json Inspect(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) const override {
+  json Inspect(const InputBuffer& input, const ValidateContext& context,
+               DiagnosticSink& sink) const override {
     if (!IsJson(input.bytes())) {
       const auto arch = CompanionArchitecture(context, sink);
       if (!arch) return nullptr;
       const Layout layout = *LayoutOf(*arch);
-      return json{{"kind", "tprog"}, {"arch", ArchJson(*arch)}, {"layout", LayoutJson(layout)},
+      return json{{"kind", "tprog"},
+                  {"arch", ArchJson(*arch)},
+                  {"layout", LayoutJson(layout)},
                   {"program", ProgramJson(input.bytes(), layout)}};
     }
     const auto object = ParseObject(input.bytes(), sink);
@@ -174,20 +198,26 @@ class TensilFormatImpl final : public Format {
     if (!IsModel(*object)) {
       const auto arch = DecodeArchitecture(*object, "", sink);
       if (!arch) return nullptr;
-      return json{{"kind", "tarch"}, {"arch", ArchJson(*arch)}, {"layout", LayoutJson(*LayoutOf(*arch))}};
+      return json{
+          {"kind", "tarch"}, {"arch", ArchJson(*arch)}, {"layout", LayoutJson(*LayoutOf(*arch))}};
     }
     const auto loaded = LoadModel(input, context, sink);
     if (!loaded) return nullptr;
     const Model& m = loaded->model;
     json inputs = json::array(), outputs = json::array();
-    for (const IoEntry& e : m.inputs) inputs.push_back({{"name", e.name}, {"base", e.base}, {"size", e.size}});
-    for (const IoEntry& e : m.outputs) outputs.push_back({{"name", e.name}, {"base", e.base}, {"size", e.size}});
+    for (const IoEntry& e : m.inputs)
+      inputs.push_back({{"name", e.name}, {"base", e.base}, {"size", e.size}});
+    for (const IoEntry& e : m.outputs)
+      outputs.push_back({{"name", e.name}, {"base", e.base}, {"size", e.size}});
     return json{{"kind", "tmodel"},
                 {"name", m.name},
                 {"arch", ArchJson(m.arch)},
                 {"layout", LayoutJson(loaded->layout)},
                 {"prog", {{"file_name", m.prog_file}, {"size", loaded->program.size()}}},
-                {"consts", {{"file_name", m.consts[0].file_name}, {"base", m.consts[0].base}, {"size", m.consts[0].size}}},
+                {"consts",
+                 {{"file_name", m.consts[0].file_name},
+                  {"base", m.consts[0].base},
+                  {"size", m.consts[0].size}}},
                 {"inputs", inputs},
                 {"outputs", outputs},
                 {"load_consts_to_local", m.load_consts_to_local},
@@ -197,7 +227,8 @@ class TensilFormatImpl final : public Format {
 
 }  // namespace
 
-std::optional<Architecture> CompanionArchitecture(const ValidateContext& context, DiagnosticSink& sink) {
+std::optional<Architecture> CompanionArchitecture(const ValidateContext& context,
+                                                  DiagnosticSink& sink) {
   auto path = Companion(context, ".tarch");
   if (!path) path = Companion(context, ".tmodel");
   if (!path) {
@@ -208,7 +239,8 @@ std::optional<Architecture> CompanionArchitecture(const ValidateContext& context
   return ReadArchitectureFile(*path, context, sink);
 }
 
-std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateContext& context, DiagnosticSink& sink) {
+std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateContext& context,
+                                     DiagnosticSink& sink) {
   const auto object = ParseObject(tmodel.bytes(), sink);
   if (!object) return std::nullopt;
   const uint64_t before = sink.blocking_count();
@@ -223,7 +255,8 @@ std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateCo
   auto program = ReadCompanion(Resolve(context, model->prog_file), "prog.file_name", context, sink);
   std::optional<InputBuffer> constants;
   if (!model->consts.empty()) {
-    constants = ReadCompanion(Resolve(context, model->consts[0].file_name), "consts[0].file_name", context, sink);
+    constants = ReadCompanion(Resolve(context, model->consts[0].file_name), "consts[0].file_name",
+                              context, sink);
     if (constants) CheckConstants(constants->bytes(), *model, 0, sink);
   }
   if (!program) return std::nullopt;
@@ -238,8 +271,8 @@ std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateCo
   return LoadedModel{std::move(*model), layout, std::move(*program), std::move(*constants)};
 }
 
-std::optional<std::string> DisassembleInput(const InputBuffer& input, const ValidateContext& context,
-                                            DiagnosticSink& sink) {
+std::optional<std::string> DisassembleInput(const InputBuffer& input,
+                                            const ValidateContext& context, DiagnosticSink& sink) {
   if (IsJson(input.bytes())) {
     const auto loaded = LoadModel(input, context, sink);
     if (!loaded) return std::nullopt;

@@ -30,11 +30,12 @@ std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateCo
 // The program of a .tmodel (validated with its companions) or of a .tprog
 // (read with a companion .tarch or .tmodel) as assembly, one instruction per
 // line; nothing, with the reasons in `sink`, when it does not decode.
-std::optional<std::string> DisassembleInput(const InputBuffer& input, const ValidateContext& context,
-                                            DiagnosticSink& sink);
+std::optional<std::string> DisassembleInput(const InputBuffer& input,
+                                            const ValidateContext& context, DiagnosticSink& sink);
 
 // The architecture a standalone .tprog is read with: the first .tarch or
 // .tmodel among the companions.
-std::optional<Architecture> CompanionArchitecture(const ValidateContext& context, DiagnosticSink& sink);
+std::optional<Architecture> CompanionArchitecture(const ValidateContext& context,
+                                                  DiagnosticSink& sink);
 
 }  // namespace accelcheck::tensil

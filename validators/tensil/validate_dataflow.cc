@@ -64,11 +64,20 @@ class Dataflow {
     index_ = index;
     const Fields f = FieldsOf(in, layout_);
     switch (in.opcode()) {
-      case kMatMul: MatMul(in, f); break;
-      case kDataMove: DataMove(in, f); break;
-      case kLoadWeights: LoadWeights(in, f); break;
-      case kSimd: Simd(in, f); break;
-      default: break;
+      case kMatMul:
+        MatMul(in, f);
+        break;
+      case kDataMove:
+        DataMove(in, f);
+        break;
+      case kLoadWeights:
+        LoadWeights(in, f);
+        break;
+      case kSimd:
+        Simd(in, f);
+        break;
+      default:
+        break;
     }
   }
 
@@ -88,7 +97,8 @@ class Dataflow {
 
  private:
   Location Here() const {
-    return {index_ * layout_.instruction_bytes, layout_.instruction_bytes, Str("prog[", index_, "]")};
+    return {index_ * layout_.instruction_bytes, layout_.instruction_bytes,
+            Str("prog[", index_, "]")};
   }
 
   // #27 (or #30 for an accumulating read): one report per instruction.
@@ -112,7 +122,8 @@ class Dataflow {
   void CheckWeightsLoaded() {
     if (weights_loaded_ || reset_reported_) return;
     reset_reported_ = true;
-    sink_.Report(rules::kFlowResetWeights, Here(), "MatMul before any LoadWeights multiplies by the reset (zero) weights");
+    sink_.Report(rules::kFlowResetWeights, Here(),
+                 "MatMul before any LoadWeights multiplies by the reset (zero) weights");
   }
 
   void MatMul(const Instruction& in, const Fields& f) {
@@ -126,9 +137,18 @@ class Dataflow {
   void DataMove(const Instruction& in, const Fields& f) {
     const Rows local{kLocal, f.address0, f.stride0, f.size};
     switch (in.flags()) {
-      case kDram0ToLocal: Read({kDram0, f.address1, f.stride1, f.size}); Write(local); break;
-      case kDram1ToLocal: Read({kDram1, f.address1, f.stride1, f.size}); Write(local); break;
-      case kAccToLocal: Read({kAcc, f.address1, f.stride1, f.size}); Write(local); break;
+      case kDram0ToLocal:
+        Read({kDram0, f.address1, f.stride1, f.size});
+        Write(local);
+        break;
+      case kDram1ToLocal:
+        Read({kDram1, f.address1, f.stride1, f.size});
+        Write(local);
+        break;
+      case kAccToLocal:
+        Read({kAcc, f.address1, f.stride1, f.size});
+        Write(local);
+        break;
       case kLocalToDram0: {
         const Rows dram0{kDram0, f.address1, f.stride1, f.size};
         Read(local);
@@ -136,8 +156,14 @@ class Dataflow {
         for (uint64_t i = 0; i <= f.size; ++i) stored_.Add(dram0.At(i));
         break;
       }
-      case kLocalToDram1: Read(local); Write({kDram1, f.address1, f.stride1, f.size}); break;
-      case kLocalToAcc: Read(local); Write({kAcc, f.address1, f.stride1, f.size}); break;
+      case kLocalToDram1:
+        Read(local);
+        Write({kDram1, f.address1, f.stride1, f.size});
+        break;
+      case kLocalToAcc:
+        Read(local);
+        Write({kAcc, f.address1, f.stride1, f.size});
+        break;
       case kLocalToAccAccumulate: {
         const Rows acc{kAcc, f.address1, f.stride1, f.size};
         Read(local);
@@ -176,8 +202,8 @@ class Dataflow {
 
 }  // namespace
 
-bool CheckDataflow(ByteView program, const Model& model, const Layout& layout, const Deadline& deadline,
-                   DiagnosticSink& sink) {
+bool CheckDataflow(ByteView program, const Model& model, const Layout& layout,
+                   const Deadline& deadline, DiagnosticSink& sink) {
   Dataflow flow(model, layout, sink);
   const uint64_t count = program.size() / layout.instruction_bytes;
   for (uint64_t i = 0; i < count && !sink.full(); ++i) {

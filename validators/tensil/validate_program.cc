@@ -20,8 +20,10 @@ struct Site {
   DiagnosticSink& sink;
 
   void Report(const Rule& rule, const std::string& message) const {
-    sink.Report(rule, {index * layout.instruction_bytes, layout.instruction_bytes, Str("prog[", index, "]")},
-                message);
+    sink.Report(
+        rule,
+        {index * layout.instruction_bytes, layout.instruction_bytes, Str("prog[", index, "]")},
+        message);
   }
 };
 
@@ -39,12 +41,18 @@ std::string RowText(uint64_t address, uint64_t size, uint64_t stride) {
 
 const char* OpcodeName(uint8_t opcode) {
   switch (opcode) {
-    case kWait: return "Wait";
-    case kMatMul: return "MatMul";
-    case kDataMove: return "DataMove";
-    case kLoadWeights: return "LoadWeights";
-    case kSimd: return "SIMD";
-    default: return "?";
+    case kWait:
+      return "Wait";
+    case kMatMul:
+      return "MatMul";
+    case kDataMove:
+      return "DataMove";
+    case kLoadWeights:
+      return "LoadWeights";
+    case kSimd:
+      return "SIMD";
+    default:
+      return "?";
   }
 }
 
@@ -62,15 +70,17 @@ Memory OtherMemory(const Architecture& arch, uint8_t kind) {
 // #16
 bool CheckTid(const Site& s) {
   if (s.in.tid() == 0 || s.arch.number_of_threads > 1) return true;
-  s.Report(rules::kInstrTid, Str("header ", Hex(s.in.header), " sets the thread bit 7 in a single-thread architecture"));
+  s.Report(rules::kInstrTid, Str("header ", Hex(s.in.header),
+                                 " sets the thread bit 7 in a single-thread architecture"));
   return false;
 }
 
 // #17
 bool CheckOpcode(const Site& s) {
   if (s.in.opcode() <= kSimd) return true;
-  s.Report(rules::kInstrOpcode, Str("opcode ", static_cast<int>(s.in.opcode()), " (header ", Hex(s.in.header),
-                                    ") is not Wait 0, MatMul 1, DataMove 2, LoadWeights 3 or SIMD 4"));
+  s.Report(rules::kInstrOpcode,
+           Str("opcode ", static_cast<int>(s.in.opcode()), " (header ", Hex(s.in.header),
+               ") is not Wait 0, MatMul 1, DataMove 2, LoadWeights 3 or SIMD 4"));
   return false;
 }
 
@@ -80,14 +90,30 @@ bool CheckFlags(const Site& s) {
   bool valid = true;
   const char* expected = "";
   switch (s.in.opcode()) {
-    case kWait: valid = flags == 0; expected = "0"; break;
-    case kMatMul: valid = flags <= 3; expected = "0..3"; break;
-    case kDataMove: valid = IsDataMoveKind(flags); expected = "one of 0, 1, 2, 3, 12, 13, 15"; break;
-    case kLoadWeights: valid = flags <= 1; expected = "0 or 1"; break;
-    case kSimd: valid = flags <= 7; expected = "0..7"; break;
+    case kWait:
+      valid = flags == 0;
+      expected = "0";
+      break;
+    case kMatMul:
+      valid = flags <= 3;
+      expected = "0..3";
+      break;
+    case kDataMove:
+      valid = IsDataMoveKind(flags);
+      expected = "one of 0, 1, 2, 3, 12, 13, 15";
+      break;
+    case kLoadWeights:
+      valid = flags <= 1;
+      expected = "0 or 1";
+      break;
+    case kSimd:
+      valid = flags <= 7;
+      expected = "0..7";
+      break;
   }
   if (!valid) {
-    s.Report(rules::kInstrFlags, Str(OpcodeName(s.in.opcode()), " flags are ", Hex(flags), ", expected ", expected));
+    s.Report(rules::kInstrFlags,
+             Str(OpcodeName(s.in.opcode()), " flags are ", Hex(flags), ", expected ", expected));
   }
   return valid;
 }
@@ -96,11 +122,13 @@ bool CheckFlags(const Site& s) {
 void CheckPadding(const Site& s, bool operand1_is_size) {
   const auto report = [&](const char* operand, uint64_t padding, unsigned from) {
     if (padding != 0) {
-      s.Report(rules::kInstrPadding, Str(operand, " padding above bit ", from, " is ", Hex(padding), ", expected 0"));
+      s.Report(rules::kInstrPadding,
+               Str(operand, " padding above bit ", from, " is ", Hex(padding), ", expected 0"));
     }
   };
   report("operand0", s.f.padding0, s.layout.op0_address_bits + s.layout.stride0_bits);
-  if (!operand1_is_size) report("operand1", s.f.padding1, s.layout.op1_address_bits + s.layout.stride1_bits);
+  if (!operand1_is_size)
+    report("operand1", s.f.padding1, s.layout.op1_address_bits + s.layout.stride1_bits);
   if (s.in.opcode() == kSimd) {
     report("operand2", s.f.simd_padding, s.layout.simd_instruction_bits);
   } else if (s.in.opcode() != kLoadWeights) {
@@ -111,10 +139,12 @@ void CheckPadding(const Site& s, bool operand1_is_size) {
 // #20
 void CheckStrides(const Site& s, bool check_stride1) {
   if (s.f.stride0 >= s.arch.stride0_depth) {
-    s.Report(rules::kInstrStride, Str("stride0 ", s.f.stride0, " is not below stride0_depth ", s.arch.stride0_depth));
+    s.Report(rules::kInstrStride,
+             Str("stride0 ", s.f.stride0, " is not below stride0_depth ", s.arch.stride0_depth));
   }
   if (check_stride1 && s.f.stride1 >= s.arch.stride1_depth) {
-    s.Report(rules::kInstrStride, Str("stride1 ", s.f.stride1, " is not below stride1_depth ", s.arch.stride1_depth));
+    s.Report(rules::kInstrStride,
+             Str("stride1 ", s.f.stride1, " is not below stride1_depth ", s.arch.stride1_depth));
   }
 }
 
@@ -129,8 +159,9 @@ void CheckLocalRange(const Site& s, uint64_t size) {
 void CheckOtherRange(const Site& s, const Memory& memory) {
   const auto last = LastRow(s.f.address1, s.f.size, s.f.stride1);
   if (!last || *last >= memory.depth) {
-    s.Report(rules::kInstrOtherRange, Str(memory.name, " ", RowText(s.f.address1, s.f.size, s.f.stride1),
-                                          " is not below its depth ", Hex(memory.depth)));
+    s.Report(rules::kInstrOtherRange,
+             Str(memory.name, " ", RowText(s.f.address1, s.f.size, s.f.stride1),
+                 " is not below its depth ", Hex(memory.depth)));
   }
 }
 
@@ -138,15 +169,16 @@ void CheckOtherRange(const Site& s, const Memory& memory) {
 void CheckSize(const Site& s, uint64_t size, const Memory& other) {
   const uint64_t limit = std::min(s.arch.local_depth, other.depth);
   if (size >= limit) {
-    s.Report(rules::kInstrSize, Str("size ", Hex(size), " is not below min(local_depth ", Hex(s.arch.local_depth),
-                                    ", ", other.name, " depth ", Hex(other.depth), ")"));
+    s.Report(rules::kInstrSize,
+             Str("size ", Hex(size), " is not below min(local_depth ", Hex(s.arch.local_depth),
+                 ", ", other.name, " depth ", Hex(other.depth), ")"));
   }
 }
 
 void CheckZeroesOperand(const Site& s) {
   if (s.f.address0 != 0 || s.f.stride0 != 0) {
-    s.Report(rules::kInstrZeroesOperand, Str("Zeroes ignores local address ", Hex(s.f.address0), " stride ",
-                                             s.f.stride0, "; the compiler writes 0"));
+    s.Report(rules::kInstrZeroesOperand, Str("Zeroes ignores local address ", Hex(s.f.address0),
+                                             " stride ", s.f.stride0, "; the compiler writes 0"));
   }
 }
 
@@ -155,7 +187,9 @@ void CheckProbeRows(const Site& s) {
   if (s.arch.dram0_depth < 2) return;
   const auto last = LastRow(s.f.address1, s.f.size, s.f.stride1);
   if (last && *last < s.arch.dram0_depth && *last >= s.arch.dram0_depth - 2) {
-    s.Report(rules::kModelProbeRows, Str("DRAM0 row ", Hex(*last), " is one of the last two, which the drivers' flush probe overwrites"));
+    s.Report(rules::kModelProbeRows,
+             Str("DRAM0 row ", Hex(*last),
+                 " is one of the last two, which the drivers' flush probe overwrites"));
   }
 }
 
@@ -195,13 +229,16 @@ void CheckLoadWeights(const Site& s) {
     CheckLocalRange(s, size);
   }
   if (size >= s.arch.local_depth) {
-    s.Report(rules::kInstrSize, Str("size ", Hex(size), " is not below local_depth ", Hex(s.arch.local_depth)));
+    s.Report(rules::kInstrSize,
+             Str("size ", Hex(size), " is not below local_depth ", Hex(s.arch.local_depth)));
   }
   if (size > s.arch.array_size + 1) {
-    s.Report(rules::kLoadWeightsRows, Str("size ", size, " exceeds array_size + 1 = ", s.arch.array_size + 1));
+    s.Report(rules::kLoadWeightsRows,
+             Str("size ", size, " exceeds array_size + 1 = ", s.arch.array_size + 1));
   } else if (size == s.arch.array_size + 1) {
-    s.Report(rules::kLoadWeightsOversize, Str("size ", size, " pushes ", size + 1, " rows into a register of ",
-                                              s.arch.array_size + 1, "; the first row is shifted out"));
+    s.Report(rules::kLoadWeightsOversize,
+             Str("size ", size, " pushes ", size + 1, " rows into a register of ",
+                 s.arch.array_size + 1, "; the first row is shifted out"));
   }
   if (s.in.operand2 != 0) {
     s.Report(rules::kLoadWeightsOperand2, Str("operand2 is ", Hex(s.in.operand2), ", expected 0"));
@@ -217,30 +254,37 @@ bool SimdConsumesInput(const Fields& f) {
 void CheckSimdAddresses(const Site& s) {
   const bool read = s.in.flags() & kSimdRead, write = s.in.flags() & kSimdWrite;
   if (s.f.address0 >= s.arch.accumulator_depth) {
-    s.Report(rules::kSimdAccRange, Str("write accumulator ", Hex(s.f.address0), " is not below accumulator_depth ",
-                                       Hex(s.arch.accumulator_depth)));
+    s.Report(rules::kSimdAccRange,
+             Str("write accumulator ", Hex(s.f.address0), " is not below accumulator_depth ",
+                 Hex(s.arch.accumulator_depth)));
   }
   if (s.f.address1 >= s.arch.accumulator_depth) {
-    s.Report(rules::kSimdAccRange, Str("read accumulator ", Hex(s.f.address1), " is not below accumulator_depth ",
-                                       Hex(s.arch.accumulator_depth)));
+    s.Report(rules::kSimdAccRange,
+             Str("read accumulator ", Hex(s.f.address1), " is not below accumulator_depth ",
+                 Hex(s.arch.accumulator_depth)));
   }
   if (s.f.stride0 != 0 || s.f.stride1 != 0) {
-    s.Report(rules::kSimdStride, Str("stride fields are ", s.f.stride0, " and ", s.f.stride1, ", expected 0"));
+    s.Report(rules::kSimdStride,
+             Str("stride fields are ", s.f.stride0, " and ", s.f.stride1, ", expected 0"));
   }
   if (!write && s.f.address0 != 0) {
-    s.Report(rules::kSimdUnusedAddress, Str("write accumulator ", Hex(s.f.address0), " without Write"));
+    s.Report(rules::kSimdUnusedAddress,
+             Str("write accumulator ", Hex(s.f.address0), " without Write"));
   }
   if (!read && s.f.address1 != 0) {
-    s.Report(rules::kSimdUnusedAddress, Str("read accumulator ", Hex(s.f.address1), " without Read"));
+    s.Report(rules::kSimdUnusedAddress,
+             Str("read accumulator ", Hex(s.f.address1), " without Read"));
   }
 }
 
 void CheckSimdRegisters(const Site& s) {
-  const std::pair<const char*, uint64_t> operands[] = {
-      {"left source", s.f.simd_left}, {"right source", s.f.simd_right}, {"destination", s.f.simd_dest}};
+  const std::pair<const char*, uint64_t> operands[] = {{"left source", s.f.simd_left},
+                                                       {"right source", s.f.simd_right},
+                                                       {"destination", s.f.simd_dest}};
   for (const auto& [what, value] : operands) {
     if (value > s.arch.simd_registers_depth) {
-      s.Report(rules::kSimdRegister, Str(what, " names register ", value, " of ", s.arch.simd_registers_depth));
+      s.Report(rules::kSimdRegister,
+               Str(what, " names register ", value, " of ", s.arch.simd_registers_depth));
     }
   }
 }
@@ -249,31 +293,41 @@ void CheckSimdRegisters(const Site& s) {
 // it rejects the compiler's own Zero -> R1 (spec/tensil.md §5.6 item 5).
 void CheckSimdUsage(const Site& s) {
   const uint8_t flags = s.in.flags();
-  const bool read = flags & kSimdRead, write = flags & kSimdWrite, accumulate = flags & kSimdAccumulate;
+  const bool read = flags & kSimdRead, write = flags & kSimdWrite,
+             accumulate = flags & kSimdAccumulate;
   const uint8_t op = static_cast<uint8_t>(s.f.simd_op);
   if (read && s.f.simd_left != 0 && s.f.simd_right != 0) {
-    s.Report(rules::kSimdReadWithoutInput, "Read is set but neither source is Input; the read is never consumed");
+    s.Report(rules::kSimdReadWithoutInput,
+             "Read is set but neither source is Input; the read is never consumed");
   }
   if (write && s.f.simd_dest != 0) {
-    s.Report(rules::kSimdWriteDest, Str("Write with destination register ", s.f.simd_dest,
-                                        ": the RTL also writes the accumulator, the emulator does not"));
+    s.Report(rules::kSimdWriteDest,
+             Str("Write with destination register ", s.f.simd_dest,
+                 ": the RTL also writes the accumulator, the emulator does not"));
   }
   if (accumulate && !(write && s.f.simd_dest == 0)) {
-    s.Report(rules::kSimdAccumulate, "Accumulate without Write to Output accumulates only in the emulator");
+    s.Report(rules::kSimdAccumulate,
+             "Accumulate without Write to Output accumulates only in the emulator");
   }
   if (!read && SimdConsumesInput(s.f)) {
-    s.Report(rules::kSimdInputWithoutRead, Str(SimdOpName(op), " consumes Input without Read: the RTL stalls, the emulator uses zeros"));
+    s.Report(rules::kSimdInputWithoutRead,
+             Str(SimdOpName(op),
+                 " consumes Input without Read: the RTL stalls, the emulator uses zeros"));
   }
   if (SimdOpIsNullary(op) && (s.f.simd_left != 0 || s.f.simd_right != 0)) {
-    s.Report(rules::kSimdZeroSources, Str(SimdOpName(op), " names sources ", s.f.simd_left, " and ", s.f.simd_right));
+    s.Report(rules::kSimdZeroSources,
+             Str(SimdOpName(op), " names sources ", s.f.simd_left, " and ", s.f.simd_right));
   }
   if (s.f.simd_dest == 0 && !write) {
-    s.Report(rules::kSimdDead, Str(SimdOpName(op), " to Output without Write: the result is discarded"));
+    s.Report(rules::kSimdDead,
+             Str(SimdOpName(op), " to Output without Write: the result is discarded"));
   }
-  const bool emulated = op == kSimdZero || op == kSimdMove || op == kSimdAdd || op == kSimdSubtract ||
-                        op == kSimdMultiply || op == kSimdMin || op == kSimdMax;
+  const bool emulated = op == kSimdZero || op == kSimdMove || op == kSimdAdd ||
+                        op == kSimdSubtract || op == kSimdMultiply || op == kSimdMin ||
+                        op == kSimdMax;
   if (!emulated) {
-    s.Report(rules::kSimdOpUnemulated, Str("SIMD op ", SimdOpName(op), " (", s.f.simd_op, ") is not implemented by Tensil's emulator"));
+    s.Report(rules::kSimdOpUnemulated, Str("SIMD op ", SimdOpName(op), " (", s.f.simd_op,
+                                           ") is not implemented by Tensil's emulator"));
   }
 }
 
@@ -290,11 +344,13 @@ void CheckWait(const Site& s) {
   const uint64_t thread = LowBits(s.in.operand0, s.layout.tid_bits);
   const uint64_t rest = HighBits(s.in.operand0, s.layout.tid_bits);
   if (thread >= s.arch.number_of_threads) {
-    s.Report(rules::kWaitOperands, Str("Wait names thread ", thread, " of ", s.arch.number_of_threads));
+    s.Report(rules::kWaitOperands,
+             Str("Wait names thread ", thread, " of ", s.arch.number_of_threads));
   }
   if (rest != 0 || s.in.operand1 != 0 || s.in.operand2 != 0) {
-    s.Report(rules::kWaitOperands, Str("Wait operands are ", Hex(s.in.operand0), ", ", Hex(s.in.operand1), ", ",
-                                       Hex(s.in.operand2), "; only the thread bits of operand0 may be set"));
+    s.Report(rules::kWaitOperands,
+             Str("Wait operands are ", Hex(s.in.operand0), ", ", Hex(s.in.operand1), ", ",
+                 Hex(s.in.operand2), "; only the thread bits of operand0 may be set"));
   }
 }
 
@@ -311,11 +367,21 @@ bool CheckInstructions(ByteView program, const Architecture& arch, const Layout&
     const bool tid_ok = CheckTid(site);
     if (!CheckOpcode(site) || !CheckFlags(site) || !tid_ok) continue;
     switch (in.opcode()) {
-      case kWait: CheckWait(site); break;
-      case kMatMul: CheckMatMul(site); break;
-      case kDataMove: CheckDataMove(site); break;
-      case kLoadWeights: CheckLoadWeights(site); break;
-      case kSimd: CheckSimd(site); break;
+      case kWait:
+        CheckWait(site);
+        break;
+      case kMatMul:
+        CheckMatMul(site);
+        break;
+      case kDataMove:
+        CheckDataMove(site);
+        break;
+      case kLoadWeights:
+        CheckLoadWeights(site);
+        break;
+      case kSimd:
+        CheckSimd(site);
+        break;
     }
   }
   return true;

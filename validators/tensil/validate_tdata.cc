@@ -20,9 +20,9 @@ bool CheckLength(ByteView tdata, const Model& model, size_t index, DiagnosticSin
   const auto expected = scalars ? CheckedMul(*scalars, type.bytes) : std::nullopt;
   if (expected && *expected == tdata.size()) return true;
   sink.Report(rules::kTdataSize, AtPath(Str("consts[", index, "]")),
-              Str(Quoted(entry.file_name), " is ", Hex(tdata.size()), " bytes, expected size ", Hex(entry.size),
-                  " x array_size ", model.arch.array_size, " x ", type.bytes, " bytes = ",
-                  expected ? Hex(*expected) : std::string("(overflow)")));
+              Str(Quoted(entry.file_name), " is ", Hex(tdata.size()), " bytes, expected size ",
+                  Hex(entry.size), " x array_size ", model.arch.array_size, " x ", type.bytes,
+                  " bytes = ", expected ? Hex(*expected) : std::string("(overflow)")));
   return false;
 }
 
