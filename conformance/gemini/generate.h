@@ -4,7 +4,7 @@
 // mesh of cores. Each layer is cut into one workload per core by output rows,
 // each workload into row tiles; a workload reads the whole outputs of the
 // neighbours whose rows its receptive field touches (merged tensors,
-// spec/gemini.md §2.3). The fully-connected layer is a global average pool
+// docs/formats/gemini.md §2.3). The fully-connected layer is a global average pool
 // and a dense layer on core 0, as the real resnet files spell it (§1).
 // Each core's L2 tensors are planned over its whole run of snapshots: an
 // input merges what every reader on the core needs and lives from its first

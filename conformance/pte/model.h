@@ -17,7 +17,7 @@ using Opt = std::optional<T>;
 template <typename T>
 using Vec = std::vector<T>;
 
-// ScalarType values used by the recipes (spec/pte.md §2.1).
+// ScalarType values used by the recipes (docs/formats/pte.md §2.1).
 enum : int8_t {
   kByte = 0,
   kChar = 1,
@@ -287,7 +287,7 @@ struct PtdFile {
   uint64_t segment_alignment = 16;
 };
 
-// The .ptd before 2025-06 (spec/pte.md §1.4): the same FT01 identifier and
+// The .ptd before 2025-06 (docs/formats/pte.md §1.4): the same FT01 identifier and
 // FH01 header around another root table.
 struct OldTensorMetadata {
   Opt<std::string> fully_qualified_name = std::string();

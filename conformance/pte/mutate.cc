@@ -158,7 +158,7 @@ uint32_t AppendSegment(File& f, Bytes bytes) {
 }
 
 // ---------------------------------------------------------------------------
-// Byte-level helpers for header and layout rules (spec/pte.md §1.1).
+// Byte-level helpers for header and layout rules (docs/formats/pte.md §1.1).
 
 constexpr uint64_t kProgramSizeAt = 16;
 constexpr uint64_t kSegmentBaseAt = 24;
@@ -242,7 +242,7 @@ bool RootOffset(Ctx& c) {
 }
 
 // With no segment data the header carries nothing, so a reader that ignores
-// it (spec/pte.md §4 #4) still reads the file correctly.
+// it (docs/formats/pte.md §4 PTE-4) still reads the file correctly.
 bool HeaderMagic(Ctx& c) {
   if (AnySegmentData(c.file))
     return Decline(c, "the input has segment data, which needs the header");
@@ -275,7 +275,7 @@ bool HeaderLengthNonstandard(Ctx& c) {
 }
 
 // Without segment data, so that the program does not also run over the
-// segment base (#7).
+// segment base (PTE-7).
 bool ProgramSize(Ctx& c) {
   if (AnySegmentData(c.file)) return Decline(c, "the input has segment data after the program");
   c.file.extended_header = true;
@@ -348,7 +348,7 @@ bool PaddingNonzero(Ctx& c) {
 
 bool SegmentWithoutHeader(Ctx& c) {
   if (!NeedSegmentData(c)) return false;
-  // Mutable segments without a header break #28 as well.
+  // Mutable segments without a header break PTE-28 as well.
   if (c.file.program.mutable_data_segments)
     return Decline(c, "the input has mutable data segments");
   c.file.extended_header = false;
@@ -1156,7 +1156,7 @@ bool DelegateUnused(Ctx& c) {
 }
 
 // An XNNPACK payload whose XH00 header places the flatbuffer past the end
-// (spec/pte.md §1.3), as a new INLINE delegate with its own DelegateCall.
+// (docs/formats/pte.md §1.3), as a new INLINE delegate with its own DelegateCall.
 bool DelegateXnnpackHeader(Ctx& c) {
   auto p = PickPlan(c);
   if (!p) return Decline(c, "no plan with a chain");
@@ -1370,7 +1370,7 @@ bool TensorMutableSegmentsIdx(Ctx& c) {
 }
 
 // The program's EXTERNAL tensors (location 1, with a name): a program with
-// one comes with a .ptd, against which #51d holds.
+// one comes with a .ptd, against which PTE-51d holds.
 struct ExternalTensor {
   size_t plan;
   Tensor tensor;
@@ -1406,7 +1406,7 @@ bool AddBrokenExternal(Ctx& c, const std::function<bool(Tensor&)>& breaks) {
   return true;
 }
 
-// #51d: a name the .ptd has no key for.
+// PTE-51d: a name the .ptd has no key for.
 bool ExternalKeyMissing(Ctx& c) {
   return AddBrokenExternal(c, [](Tensor& t) {
     t.extra->fully_qualified_name = "conformance.missing." + *t.extra->fully_qualified_name;
@@ -1414,7 +1414,7 @@ bool ExternalKeyMissing(Ctx& c) {
   });
 }
 
-// #51d: the .ptd's key, with one more (size 1) dimension than its layout.
+// PTE-51d: the .ptd's key, with one more (size 1) dimension than its layout.
 bool ExternalLayout(Ctx& c) {
   return AddBrokenExternal(c, [](Tensor& t) {
     if (!t.sizes || !t.dim_order || t.sizes->size() >= 16) return false;
@@ -1833,12 +1833,12 @@ bool NeedsCompanion(const Rule& rule) {
 }
 
 std::vector<const Rule*> ImpliedRules(const Rule& rule) {
-  // Two mutable entries that share a segment are also two entries (#25, #63).
+  // Two mutable entries that share a segment are also two entries (PTE-25, PTE-63).
   if (rule.id == rules::kMutableSegmentShared.id) return {&rules::kMutableMultiple};
   // A segment that ends past segment_data_size but inside the file leaves
-  // bytes after the declared data (#10, #24).
+  // bytes after the declared data (PTE-10, PTE-24).
   if (rule.id == rules::kSegmentDataSize.id) return {&rules::kTrailingBytes};
-  // Without a segments vector no segment_index names a segment (#27).
+  // Without a segments vector no segment_index names a segment (PTE-27).
   if (rule.id == rules::kNamedDataNoSegments.id) return {&rules::kNamedDataSegmentIndex};
   return {};
 }

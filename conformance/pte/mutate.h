@@ -18,7 +18,7 @@ std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, 
                                               std::string* path, std::string* error);
 
 // Rules that a program's mutation breaks only against its companion .ptd
-// (spec/pte.md §4 #51d): the mutated .pte is valid alone, and a conformance
+// (docs/formats/pte.md §4 PTE-51d): the mutated .pte is valid alone, and a conformance
 // case validates it with the .ptd the input came with.
 bool NeedsCompanion(const Rule& rule);
 

@@ -1,4 +1,4 @@
-// One small function per pte.ptd.* rule (spec/pte.md §1.4, §4 #64). Like the
+// One small function per pte.ptd.* rule (docs/formats/pte.md §1.4, §4 PTE-64). Like the
 // program mutations, most add a named_data entry or a segment with the defect
 // rather than damage an existing one, so that the entries a program refers to
 // stay intact; header rules patch the serialized bytes.
@@ -35,7 +35,7 @@ bool Decline(Ctx& c, std::string why) {
   return false;
 }
 
-// FH01 header fields (spec/pte.md §1.4).
+// FH01 header fields (docs/formats/pte.md §1.4).
 constexpr uint64_t kHeaderLengthAt = 12;
 constexpr uint64_t kFlatbufferOffsetAt = 16;
 constexpr uint64_t kFlatbufferSizeAt = 24;
@@ -73,7 +73,7 @@ bool NeedSegment(Ctx& c) {
   return true;
 }
 
-// #64: the FH01 magic is wrong, or the header is shorter than 40 bytes.
+// PTE-64: the FH01 magic is wrong, or the header is shorter than 40 bytes.
 bool Header(Ctx& c) {
   c.path = "header";
   if (c.seed % 2 == 0) {
@@ -84,7 +84,7 @@ bool Header(Ctx& c) {
   return true;
 }
 
-// #64: the flatbuffer body starts 8 bytes after the header's padded end;
+// PTE-64: the flatbuffer body starts 8 bytes after the header's padded end;
 // the region it ends at stays the same, so the flatbuffer still reads.
 bool FlatbufferOffset(Ctx& c) {
   c.path = "header.flatbuffer_offset";
@@ -95,14 +95,14 @@ bool FlatbufferOffset(Ctx& c) {
   return true;
 }
 
-// #64: bytes after segment_base_offset + segment_data_size.
+// PTE-64: bytes after segment_base_offset + segment_data_size.
 bool TrailingBytes(Ctx& c) {
   c.path = "";
   c.patch = [](Bytes& b) { b.resize(b.size() + 16, 0); };
   return true;
 }
 
-// spec/pte.md §1.4: the same named data in the layout before 2025-06, one
+// docs/formats/pte.md §1.4: the same named data in the layout before 2025-06, one
 // TensorMetadata per entry.
 bool OldLayout(Ctx& c) {
   OldPtdFile old;
@@ -124,14 +124,14 @@ bool OldLayout(Ctx& c) {
   return true;
 }
 
-// #64: the root table's vtable offset points far outside the buffer.
+// PTE-64: the root table's vtable offset points far outside the buffer.
 bool Verify(Ctx& c) {
   c.path = "";
   c.patch = [](Bytes& b) { Put(b, ReadLE<uint32_t>(b, 0).value_or(0), 0x7fffffff, 4); };
   return true;
 }
 
-// #64: segments or named_data is absent.
+// PTE-64: segments or named_data is absent.
 bool FieldMissing(Ctx& c) {
   if (c.seed % 2 == 0) {
     c.file.named_data.reset();
@@ -143,7 +143,7 @@ bool FieldMissing(Ctx& c) {
   return true;
 }
 
-// #64: a new entry whose key is empty, absent, or repeats an existing key.
+// PTE-64: a new entry whose key is empty, absent, or repeats an existing key.
 bool Key(Ctx& c) {
   if (!NeedSegment(c)) return false;
   PtdNamedData entry;
@@ -166,7 +166,7 @@ bool Key(Ctx& c) {
   return true;
 }
 
-// #64: a new entry names the segment after the last one.
+// PTE-64: a new entry names the segment after the last one.
 bool SegmentIndex(Ctx& c) {
   PtdNamedData entry;
   entry.key = NewKey(c, "segment_index");
@@ -175,7 +175,7 @@ bool SegmentIndex(Ctx& c) {
   return true;
 }
 
-// #64: a new 16-byte segment declared at the end of the data, with no bytes
+// PTE-64: a new 16-byte segment declared at the end of the data, with no bytes
 // written for it, so it runs past segment_data_size.
 bool SegmentBounds(Ctx& c) {
   uint64_t end = 0;
@@ -190,7 +190,7 @@ bool SegmentBounds(Ctx& c) {
   return true;
 }
 
-// #64 validateTensorLayout: an undeclared scalar type, a negative size, or a
+// PTE-64 validateTensorLayout: an undeclared scalar type, a negative size, or a
 // dim_order that is not a permutation, on a new entry over segment 0.
 bool Layout(Ctx& c) {
   if (!NeedSegment(c)) return false;
@@ -210,7 +210,7 @@ bool Layout(Ctx& c) {
   return true;
 }
 
-// #64: a new entry whose BYTE layout is one byte longer than segment 0.
+// PTE-64: a new entry whose BYTE layout is one byte longer than segment 0.
 bool LayoutSize(Ctx& c) {
   if (!NeedSegment(c)) return false;
   const uint64_t size = Segments(c)[0].size;

@@ -16,7 +16,7 @@ namespace fb = executorch_flatbuffer;
 namespace ft = flat_tensor_flatbuffer;
 using namespace model;
 
-// spec/pte.md §1.1: the eh00 extended header after the identifier.
+// docs/formats/pte.md §1.1: the eh00 extended header after the identifier.
 constexpr uint64_t kHeaderOffset = 8;
 constexpr uint64_t kMinimumHeaderLength = 24;
 constexpr uint64_t kFullHeaderLength = 32;
@@ -269,7 +269,7 @@ Vec<Vec<uint8_t>> ReadSegmentBytes(ByteView bytes, const Opt<Vec<DataSegment>>& 
   return out;
 }
 
-// spec/pte.md §1.4: the FH01 header after the identifier.
+// docs/formats/pte.md §1.4: the FH01 header after the identifier.
 struct PtdRegions {
   uint64_t flatbuffer_end = 0;
   uint64_t segment_base_offset = 0;

@@ -15,7 +15,7 @@ namespace accelcheck::pte {
 std::optional<model::File> ReadFile(ByteView bytes, std::string* error);
 
 // The current FlatTensor layout only: a .ptd in the layout before 2025-06
-// (spec/pte.md §1.4) is refused, like one whose FH01 header does not fit.
+// (docs/formats/pte.md §1.4) is refused, like one whose FH01 header does not fit.
 std::optional<model::PtdFile> ReadPtdFile(ByteView bytes, std::string* error);
 
 }  // namespace accelcheck::pte

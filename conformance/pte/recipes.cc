@@ -14,7 +14,7 @@ using namespace model;
 
 namespace {
 
-// Planned tensors and constants are 16-byte aligned (spec/pte.md §1.2;
+// Planned tensors and constants are 16-byte aligned (docs/formats/pte.md §1.2;
 // exir/tensor.py ALIGNMENT).
 constexpr uint64_t kTensorAlignment = 16;
 
@@ -157,7 +157,7 @@ int PlanRecipe::AddExternalTensor(int8_t dtype, Sizes sizes, std::string key, By
   Tensor t = MakeTensor(dtype, sizes, 0);
   program_->AddExternal({key, TensorLayout{dtype, t.sizes, t.dim_order}, std::move(bytes)});
   // Location EXTERNAL (1) without allocation_info: a constant resolved by
-  // name from the named-data map (spec/pte.md §2.5).
+  // name from the named-data map (docs/formats/pte.md §2.5).
   t.extra = ExtraTensorInfo{0, std::move(key), 1};
   return AddValue(EValue::Of(std::move(t)));
 }
@@ -282,7 +282,7 @@ int PlanRecipe::JumpFalse(int cond, int destination) {
   if (!is_bool) Fail(Str("JumpFalseCall condition ", cond, " is neither a Bool nor a BOOL tensor"));
   if (destination < 0) Fail(Str("JumpFalseCall destination ", destination, " is negative"));
   // Backward jumps on a constant false condition never terminate
-  // (spec/pte.md §4 #62); a recipe only jumps forward or on a tensor.
+  // (docs/formats/pte.md §4 PTE-62); a recipe only jumps forward or on a tensor.
   if (destination <= instruction_count() && std::holds_alternative<Bool>(c.val) &&
       !std::get<Bool>(c.val).value) {
     Fail("a backward JumpFalseCall on a constant false condition never terminates");
@@ -342,7 +342,7 @@ uint32_t ProgramRecipe::AddMutable(std::vector<uint8_t> bytes) {
 namespace {
 
 // Concatenates blobs at 16-byte aligned offsets after the reserved offset 0
-// (spec/pte.md §4 #18, #21).
+// (docs/formats/pte.md §4 PTE-18, PTE-21).
 std::pair<Vec<uint8_t>, Vec<uint64_t>> PackSubsegment(
     const std::vector<std::vector<uint8_t>>& blobs) {
   Vec<uint8_t> bytes;

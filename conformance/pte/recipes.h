@@ -47,7 +47,7 @@ namespace accelcheck::pte {
 enum class ConstantPlace { kSegment, kInlineBuffer };
 enum class DelegatePlace { kInline, kSegment };
 
-// Bytes per element of a ScalarType (spec/pte.md §2.1), or nothing when the
+// Bytes per element of a ScalarType (docs/formats/pte.md §2.1), or nothing when the
 // schema does not declare the type.
 std::optional<uint64_t> ScalarTypeSize(int8_t scalar_type);
 
@@ -72,7 +72,7 @@ class PlanRecipe {
   // A planned tensor with an initial value in mutable_data_segments[0].
   int AddMutableTensor(int8_t dtype, Sizes sizes, Bytes initial);
   // A constant whose data lives in the companion .ptd under `key`
-  // (spec/pte.md §2.5, EXTERNAL): the program keeps only its name and
+  // (docs/formats/pte.md §2.5, EXTERNAL): the program keeps only its name and
   // layout; `bytes` (zero-padded) and the same layout go to the .ptd.
   int AddExternalTensor(int8_t dtype, Sizes sizes, std::string key, Bytes bytes);
 
@@ -81,7 +81,7 @@ class PlanRecipe {
   int AddBool(bool value);
   int AddDouble(double value);
   int AddString(std::string value);
-  // Boxes every element as its own Int value first (spec/pte.md §2.5).
+  // Boxes every element as its own Int value first (docs/formats/pte.md §2.5).
   int AddIntList(const std::vector<int64_t>& items);
   int AddDoubleList(std::vector<double> items);
   int AddBoolList(const std::vector<bool>& items);
@@ -96,7 +96,7 @@ class PlanRecipe {
   int AddDelegate(std::string backend_id, Bytes processed, DelegatePlace where,
                   std::vector<std::pair<std::string, std::string>> compile_specs = {});
 
-  // The calling convention of spec/pte.md §7: every schema argument in order
+  // The calling convention of docs/formats/pte.md §7: every schema argument in order
   // (out last), then the return value, which aliases the out tensor (`ret`
   // defaults to the last argument).
   int KernelCall(int op, std::vector<int32_t> args, std::optional<int32_t> ret = std::nullopt);

@@ -300,7 +300,7 @@ std::vector<uint8_t> Serialize(const model::File& file) {
   const uint64_t data_size = SegmentDataEnd(segments, file.segment_bytes);
 
   // eh00: magic, length 32, program_size, segment_base_offset,
-  // segment_data_size (spec/pte.md §1.1). 32 is already a multiple of 16.
+  // segment_data_size (docs/formats/pte.md §1.1). 32 is already a multiple of 16.
   constexpr uint64_t kHeaderLength = 32;
   const uint64_t program_size = builder.GetSize() + (header ? kHeaderLength : 0);
   const uint64_t base = data_size > 0 ? AlignUp(program_size, file.segment_alignment) : 0;
@@ -323,7 +323,7 @@ namespace {
 
 // A finished FT01 flatbuffer with the FH01 header and the segments after it:
 // magic, length 40, flatbuffer_offset, flatbuffer_size, segment_base_offset,
-// segment_data_size (spec/pte.md §1.4). The header fills bytes 8..48, so the
+// segment_data_size (docs/formats/pte.md §1.4). The header fills bytes 8..48, so the
 // flatbuffer body continues at 48.
 std::vector<uint8_t> WithPtdHeader(const FlatBufferBuilder& builder,
                                    const model::Opt<model::Vec<model::DataSegment>>& segments,

@@ -20,7 +20,7 @@ uint64_t ArchValue(const Bundle& c, const char* key) {
 }
 
 // The first local row the program writes from DRAM: an appended instruction
-// reads it without reading an uninitialized row (spec #27).
+// reads it without reading an uninitialized row (spec TNS-27).
 uint64_t WrittenLocal(const Bundle& c) {
   static const std::regex kLoad(R"(^DataMove dram[01]->local local=(\d+))");
   for (const std::string& line : c.program) {
@@ -40,7 +40,7 @@ std::string Append(Bundle& c, std::string line) {
 }
 
 // The bytes a value of the bundle's data type takes in the .tdata (FP18BP10
-// in a 32-bit word, spec/tensil.md §3).
+// in a 32-bit word, docs/formats/tensil.md §3).
 uint64_t ValueBytes(const Bundle& c) {
   const std::string type = c.model.at("arch").at("data_type").get<std::string>();
   return type == "FP8BP4" ? 1 : type == "FP16BP8" ? 2 : 4;

@@ -1,4 +1,4 @@
-// The functional executor of spec/gemini.md §6.2: every tile is computed only
+// The functional executor of docs/formats/gemini.md §6.2: every tile is computed only
 // from the pieces the IR declares (a missing piece reads a poison value), and
 // each workload's output is compared with the untiled network run on the same
 // seeded inputs and weights. It takes a decoded IR that validated.

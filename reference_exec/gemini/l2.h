@@ -1,4 +1,4 @@
-// The byte-addressed L2 of spec/gemini.md §6.2 (the third mode): each core
+// The byte-addressed L2 of docs/formats/gemini.md §6.2 (the third mode): each core
 // owns `buffersize` bytes, and every buffer[] tensor of a snapshot lives at
 // its `address` with the layout of I-Z1, wrapping inside its ring region
 // (§2.4, I-B2). Two live tensors whose bytes overlap then corrupt each

@@ -1,4 +1,4 @@
-// The schedule simulator of spec/gemini.md §6.1: in-order cores that block
+// The schedule simulator of docs/formats/gemini.md §6.1: in-order cores that block
 // on missing inputs, one DRAM channel timed at a bandwidth, and the L2
 // occupancy replayed from the snapshots. It takes a decoded IR that
 // validated (executors never re-parse bytes).

@@ -18,7 +18,7 @@ void Memory::Touch(uint64_t page, Recent* recent) {
 
 namespace {
 
-// FixedBase.doMAC = rtl util.macFixedPoint (spec/tensil.md §5.2): the exact
+// FixedBase.doMAC = rtl util.macFixedPoint (docs/formats/tensil.md §5.2): the exact
 // x*y + z, rounded half to even at the binary point, then saturated.
 template <int kWidth, int kPoint>
 struct Fixed {
@@ -111,7 +111,7 @@ class Machine::Impl {
 
 namespace {
 
-// One MatMul row (spec/tensil.md §5.3): out = bias, then for the input
+// One MatMul row (docs/formats/tensil.md §5.3): out = bias, then for the input
 // lanes j in order, out_k = mac(x_j, W[j+1][k], out_k). `lanes` lists the j
 // to compute: all of them, or for fixed-point types those whose weight row
 // is not zero; a zero x_j is skipped there too (Fixed::kZeroProductKeepsSum).
@@ -146,7 +146,7 @@ template <class A, uint64_t kN>
   return computed;
 }
 
-// The array sizes of the shipped architectures (spec/tensil.md §1) get a
+// The array sizes of the shipped architectures (docs/formats/tensil.md §1) get a
 // loop of their own.
 template <class A>
 [[gnu::always_inline]] inline uint64_t MatMulRowAnyN(const Scalar* weights,
@@ -214,7 +214,7 @@ class Executor final : public Machine::Impl {
           Simd(in.flags(), f);
           break;
         default:
-          break;  // Wait: no data path (spec/tensil.md §5.7)
+          break;  // Wait: no data path (docs/formats/tensil.md §5.7)
       }
     }
     stats.instructions = count;
@@ -226,7 +226,7 @@ class Executor final : public Machine::Impl {
     return address + (i << stride);
   }
 
-  // spec/tensil.md §5.3: bias first, then input lanes 0..N-1, rounding and
+  // docs/formats/tensil.md §5.3: bias first, then input lanes 0..N-1, rounding and
   // saturating at every step like the systolic array.
   void MatMul(uint8_t flags, const Fields& f, RunStats* stats) {
     uint64_t computed = 0;
@@ -252,7 +252,7 @@ class Executor final : public Machine::Impl {
     }
   }
 
-  // spec/tensil.md §5.5
+  // docs/formats/tensil.md §5.5
   void DataMove(uint8_t kind, const Fields& f) {
     for (uint64_t i = 0; i <= f.size; ++i) {
       Scalar* l = local.Row(At(f.address0, i, f.stride0));
@@ -285,7 +285,7 @@ class Executor final : public Machine::Impl {
     }
   }
 
-  // spec/tensil.md §5.4: rows pushed from i = size down to 0, each shifting
+  // docs/formats/tensil.md §5.4: rows pushed from i = size down to 0, each shifting
   // the register down one row; partial loads keep the older rows. The end
   // state in one step: W[r] = row r for r <= min(size, N), and the older
   // rows moved down by size + 1 (those pushed past row N are gone).
@@ -355,7 +355,7 @@ class Executor final : public Machine::Impl {
     }
   }
 
-  // spec/tensil.md §5.6, following the RTL where it and the emulator differ.
+  // docs/formats/tensil.md §5.6, following the RTL where it and the emulator differ.
   void Simd(uint8_t flags, const Fields& f) {
     const Scalar* input = (flags & kSimdRead) ? acc.Row(f.address1) : zeros.data();
     const auto source = [&](uint64_t s) { return s == 0 ? input : registers.data() + (s - 1) * n; };

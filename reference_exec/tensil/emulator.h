@@ -1,4 +1,4 @@
-// Bit-exact emulation of the Tensil processing unit (spec/tensil.md §5).
+// Bit-exact emulation of the Tensil processing unit (docs/formats/tensil.md §5).
 // The emulator never reads bytes: it runs a model the validator has decoded
 // and found free of errors (LoadModel).
 //
@@ -73,7 +73,7 @@ struct RunStats {
 
 class Machine {
  public:
-  // Every memory, register and weight starts at zero (spec/tensil.md §5.1).
+  // Every memory, register and weight starts at zero (docs/formats/tensil.md §5.1).
   explicit Machine(const Architecture& arch);
   Machine(Machine&&) noexcept;
   Machine& operator=(Machine&&) noexcept;

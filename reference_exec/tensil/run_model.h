@@ -1,5 +1,5 @@
 // Running a whole .tmodel as the drivers and Tensil's emulator do
-// (spec/tensil.md §5.8): constants, inputs, program, outputs.
+// (docs/formats/tensil.md §5.8): constants, inputs, program, outputs.
 #pragma once
 
 #include <span>

@@ -1,6 +1,6 @@
 // Every resource limit, checked through RunValidate on files built in a
 // temporary directory: at the limit the file passes, one below it gives the
-// limit's core rule and exit code 3 (DESIGN.md "Limits").
+// limit's core rule and exit code 3 (docs/ARCHITECTURE.md "Limits").
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -88,8 +88,9 @@ TEST(OptionsTest, HelpListsEveryFlag) {
   EXPECT_NE(help.find("  -o FILE"), std::string::npos) << help;
 }
 
-// spec/anchors.md §1.3: spirv-val's hand-written limit flags mapped two flags to
-// the wrong limit. Every limit flag here must set exactly its own field.
+// Hand-written limit flags are easy to map to the wrong field (spirv-val once
+// mapped two of its flags to each other's limit). Every limit flag here must set exactly its own
+// field.
 TEST(LimitFlagsTest, EveryLimitFlagSetsItsOwnFieldOnly) {
   const std::vector<Flag> flags = LimitFlags();
   ASSERT_EQ(flags.size(), AllLimits().size());

@@ -414,7 +414,7 @@ TEST(XmlEscapeTest, EscapesMarkupAndForbiddenCharacters) {
 }
 
 // Any bytes in any field: no writer throws, JSON and SARIF parse back, XML is
-// well-formed (spec/anchors.md §5.2: dump() throws on invalid UTF-8 unless told).
+// well-formed (nlohmann's dump() throws on invalid UTF-8 unless told to replace it).
 RC_GTEST_PROP(ReportProperty, ArbitraryBytesNeverBreakAWriter,
               (const std::string& file, const std::string& path, const std::string& message,
                const std::string& format)) {

@@ -57,7 +57,7 @@ std::set<std::string> RuleIds(const DiagnosticSink& sink) {
   return ids;
 }
 
-// The anomalies of spec/gemini.md §2.5, file by file.
+// The anomalies of docs/formats/gemini.md §2.5, file by file.
 const std::map<std::string, std::set<std::string>>& ExpectedFindings() {
   static const std::map<std::string, std::set<std::string>> kExpected = {
       {"int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json", {"gemini.workload.wl1_dialect"}},

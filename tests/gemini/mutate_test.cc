@@ -127,7 +127,7 @@ TEST_F(GeminiMutateTest, InvalidInputIsDeclined) {
 }
 
 // A real file conforms by default but keeps documented quirks that --strict
-// reports (spec/gemini.md §2.5): a mutation keeps them and adds its rule.
+// reports (docs/formats/gemini.md §2.5): a mutation keeps them and adds its rule.
 TEST_F(GeminiMutateTest, ARealFileIsMutatedWithItsQuirksKept) {
   const fs::path corpus = fs::path(ACCELCHECK_CORPUS_DIR) / "gemini";
   const fs::path ir =

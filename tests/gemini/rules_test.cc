@@ -53,7 +53,7 @@ TEST(GeminiRules, TheExampleConforms) {
 }
 
 // Every rule of the table has a negative case in the conformance suite
-// (DESIGN.md "Rules"); a new rule without one fails here.
+// (docs/ARCHITECTURE.md "Rules"); a new rule without one fails here.
 TEST(GeminiRules, EveryRuleHasAConformanceCase) {
   std::string missing;
   for (const Rule* rule : AllRules()) {

@@ -128,7 +128,7 @@ flatbuffers::voffset_t Field(flatbuffers::voffset_t id) {
   return static_cast<flatbuffers::voffset_t>(4 + 2 * id);
 }
 
-// The FlatTensor layout before 2025-06 (spec/pte.md §1.4), field by field:
+// The FlatTensor layout before 2025-06 (docs/formats/pte.md §1.4), field by field:
 // {version, tensor_alignment, tensors: [TensorMetadata{fully_qualified_name,
 // scalar_type, sizes, dim_order, segment_index, offset}], segments:
 // [DataSegment{offset, size}]}, in an FH01 file with one 16-byte segment.

@@ -532,7 +532,7 @@ void MisalignWideVector(std::vector<uint8_t>& bytes, const void* table,
   PutLE(bytes, at + uoffset + 4, GetLE(bytes, at + uoffset, 4) - 1, 4);
 }
 
-// #13: the Verifier accepts these; reading them would be undefined behaviour.
+// PTE-13: the Verifier accepts these; reading them would be undefined behaviour.
 TEST(PteRules, MisalignedBufferSizesAreMalformed) {
   std::vector<uint8_t> bytes = Serialize(Base());
   MisalignWideVector(bytes, fb::GetProgram(bytes.data())->execution_plan()->Get(0),
@@ -571,7 +571,7 @@ File SwappedSegments() {
   return f;
 }
 
-// #11: padding is the bytes no segment covers, whatever the segment order.
+// PTE-11: padding is the bytes no segment covers, whatever the segment order.
 TEST(PteRules, SegmentDataOutOfOrderIsNotPadding) {
   const DiagnosticSink sink = ValidateBytes(Serialize(SwappedSegments()));
   EXPECT_TRUE(Has(sink, rules::kSegmentOrder)) << Describe(sink);

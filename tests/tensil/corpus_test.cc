@@ -1,5 +1,5 @@
 // Real Tensil artifacts: every model and architecture validates with no
-// finding at all (spec/tensil.md §7: all real artifacts pass items 1-30),
+// finding at all (docs/formats/tensil.md §7: all real artifacts pass items 1-30),
 // the XOR models agree with their .tarch, and every program disassembles and
 // assembles back to the same bytes.
 #include <filesystem>
@@ -108,7 +108,7 @@ TEST(TensilCorpus, DisassembleAssembleIsByteIdentical) {
   }
 }
 
-// The worked decodings of spec/tensil.md §4.4.
+// The worked decodings of docs/formats/tensil.md §4.4.
 TEST(TensilCorpus, WorkedDecodings) {
   SKIP_WITHOUT_CORPUS();
   struct Expect {

@@ -152,7 +152,7 @@ TEST(TensilEmulator, MemoryRowsKeepTheirValuesAcrossPages) {
 
 // --- random MatMul programs against a plain integer model --------------------
 
-// spec/tensil.md §5.2, spelled out: floor division, ties to even, saturation.
+// docs/formats/tensil.md §5.2, spelled out: floor division, ties to even, saturation.
 struct PlainFixed {
   int64_t min, max, one;
 

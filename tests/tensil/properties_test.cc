@@ -1,7 +1,7 @@
 // Properties of the Tensil tool chain on random architectures and programs:
 // assembly round trips, random valid programs validate without errors and
 // run, and MatMul and SIMD results equal a plain-integer model of the
-// fixed-point arithmetic (spec/tensil.md §5.2, §5.3, §5.6).
+// fixed-point arithmetic (docs/formats/tensil.md §5.2, §5.3, §5.6).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -51,7 +51,7 @@ uint8_t Header(uint8_t opcode, uint8_t flags, uint64_t tid) {
 }
 
 // Rows address + i * 2^stride for i = 0..size within both memories, and size
-// below min(local_depth, other depth) (spec/tensil.md §7.4 #20-#22).
+// below min(local_depth, other depth) (docs/formats/tensil.md §7.4 TNS-20 to TNS-22).
 struct Span {
   uint64_t address0, stride0, address1, stride1, size;
 };
@@ -101,7 +101,7 @@ Instruction GenInstruction(const Architecture& a, const Layout& l) {
       return in;
     }
     case 3: {
-      // operand1 is the row count - 1, at most array_size (#23), and the
+      // operand1 is the row count - 1, at most array_size (TNS-23), and the
       // rows stay within local memory.
       const uint64_t s0 = *rc::gen::inRange<uint64_t>(0, a.stride0_depth);
       const uint64_t rows =
@@ -114,7 +114,7 @@ Instruction GenInstruction(const Architecture& a, const Layout& l) {
       return in;
     }
     default: {
-      // Read needs a source that is Input (#25): the left one here.
+      // Read needs a source that is Input (TNS-25): the left one here.
       const uint8_t flags = *rc::gen::inRange<uint8_t>(0, 8);
       const uint64_t registers = a.simd_registers_depth + 1;
       const uint64_t left = (flags & kSimdRead) ? 0 : *rc::gen::inRange<uint64_t>(0, registers);

@@ -1,10 +1,14 @@
 // docs/RULES.md is exactly `accelcheck rules --output md`: it fails when a rule
 // table or the limits table changes and the document was not regenerated.
+// Every invariant tag and section a rule cites is in its format's notes
+// (docs/formats/<format>.md), so the repository explains its rules by itself.
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "tests/tools/tool_runner.h"
+#include "validators/core/format.h"
 
 namespace accelcheck::testing {
 namespace {
@@ -18,6 +22,47 @@ TEST(RulesMdTest, DocsMatchTheRuleTables) {
       << "docs/RULES.md differs from the rule tables; regenerate it from the source directory "
          "with\n"
          "  ./build/tools/accelcheck rules --output md > docs/RULES.md";
+}
+
+// "PTE-22", "TNS-7", "I-B8" in a rule's source name a bold tag of the notes;
+// "§2.5" names a numbered heading.
+std::vector<std::string> MissingCitations(const Rule& rule, const std::string& notes) {
+  static const std::regex kTag(R"((PTE|TNS)-[0-9]+[a-f]?|I-[A-Z][0-9]+)");
+  static const std::regex kSection(R"(§([0-9]+(\.[0-9]+)*))");
+  std::vector<std::string> missing;
+  const std::string source(rule.source);
+  for (std::sregex_iterator it(source.begin(), source.end(), kTag), end; it != end; ++it) {
+    if (notes.find("**" + it->str() + "**") == std::string::npos) missing.push_back(it->str());
+  }
+  for (std::sregex_iterator it(source.begin(), source.end(), kSection), end; it != end; ++it) {
+    const std::regex heading("(^|\n)#+ " +
+                             std::regex_replace((*it)[1].str(), std::regex("\\."), "\\.") + "[. ]");
+    if (!std::regex_search(notes, heading)) missing.push_back(it->str());
+  }
+  return missing;
+}
+
+TEST(RulesMdTest, EveryCitationIsInTheFormatNotes) {
+  for (const Format* format : AllFormats()) {
+    const auto path = std::filesystem::path(ACCELCHECK_SOURCE_DIR) / "docs/formats" /
+                      (std::string(format->id()) + ".md");
+    ASSERT_TRUE(std::filesystem::is_regular_file(path)) << path << " is missing";
+    const std::string notes = ReadWhole(path);
+    for (const Rule* rule : format->rules()) {
+      for (const std::string& citation : MissingCitations(*rule, notes)) {
+        ADD_FAILURE() << rule->id << " cites " << citation << ", which " << path
+                      << " does not define";
+      }
+    }
+  }
+}
+
+// A citation that cannot fail would be no test: the check sees a missing tag.
+TEST(RulesMdTest, AMissingCitationIsFound) {
+  const Rule rule{"x.y", Severity::kError, Severity::kError, Category::kInvalid,
+                  "t",   "PTE-9; §3.1"};
+  EXPECT_EQ(MissingCitations(rule, "- **PTE-9** fact\n### 3.1 Heading\n").size(), 0u);
+  EXPECT_EQ(MissingCitations(rule, "- **PTE-90** fact\n### 3.10 Heading\n").size(), 2u);
 }
 
 }  // namespace

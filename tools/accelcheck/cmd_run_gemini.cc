@@ -1,5 +1,5 @@
 // accelcheck run IR.json --frontend F.json [--seed S] [--l2-addressed]: the
-// functional executor of spec/gemini.md §6.2 on a valid Gemini IR.
+// functional executor of docs/formats/gemini.md §6.2 on a valid Gemini IR.
 #include <iostream>
 
 #include <nlohmann/json.hpp>

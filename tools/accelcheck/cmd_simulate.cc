@@ -1,5 +1,5 @@
 // accelcheck simulate IR.json [--bandwidth GBps] [--svg OUT.svg] [-o OUT.json]:
-// the schedule simulator of spec/gemini.md §6.1 over a valid Gemini IR.
+// the schedule simulator of docs/formats/gemini.md §6.1 over a valid Gemini IR.
 #include <fstream>
 #include <iostream>
 

@@ -1,5 +1,5 @@
 // The subcommands of `accelcheck`. Each takes the arguments after its name and
-// returns the process exit code (DESIGN.md: 0 conforms, 1 errors, 2 usage,
+// returns the process exit code (docs/ARCHITECTURE.md "Exit codes": 0 conforms, 1 errors, 2 usage,
 // 3 I/O, internal error or limit).
 #pragma once
 

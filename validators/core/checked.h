@@ -1,4 +1,4 @@
-// Overflow-checked arithmetic on values read from files (DESIGN.md "Limits").
+// Overflow-checked arithmetic on values read from files (docs/ARCHITECTURE.md "Limits").
 #pragma once
 
 #include <cstdint>

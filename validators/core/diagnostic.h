@@ -1,4 +1,4 @@
-// Diagnostics: the one record every validator emits (DESIGN.md "Contracts").
+// Diagnostics: the one record every validator emits (docs/ARCHITECTURE.md "Diagnostics").
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Resource limits (DESIGN.md "Limits"): one struct, filled with defaults from
+// Resource limits (docs/ARCHITECTURE.md "Limits"): one struct, filled with defaults from
 // limits.def, each exposed as a CLI flag from the same table.
 #pragma once
 

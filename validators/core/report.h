@@ -1,4 +1,4 @@
-// Report writers (DESIGN.md "Outputs"): the results of one run, as text, one
+// Report writers (docs/ARCHITECTURE.md "Outputs"): the results of one run, as text, one
 // versioned JSON document, SARIF 2.1.0 or JUnit XML.
 //
 // Names and messages come from hostile files, so every writer replaces invalid

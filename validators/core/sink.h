@@ -57,7 +57,7 @@ class DiagnosticSink {
   bool failed_ = false;
 };
 
-// The outcome of a whole run, for the exit code (DESIGN.md "Exit codes").
+// The outcome of a whole run, for the exit code (docs/ARCHITECTURE.md "Exit codes").
 enum class ExitCode : int { kConforms = 0, kErrors = 1, kUsage = 2, kFailure = 3 };
 
 ExitCode ExitCodeFor(const DiagnosticSink& sink);

@@ -415,7 +415,7 @@ void Decoder::DramInEntry(DramIn* in) {
         break;
     }
   });
-  // related_ofmap is absent on network outputs (spec/gemini.md §2.1).
+  // related_ofmap is absent on network outputs (docs/formats/gemini.md §2.1).
   RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), in->offset, "DRAM in entry");
 }
 
@@ -594,7 +594,7 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
       }
     }
   });
-  // Three key sets (spec/gemini.md §2.2): ifmap, weight (+layer_name), and
+  // Three key sets (docs/formats/gemini.md §2.2): ifmap, weight (+layer_name), and
   // ofmap store entries (layer_name, start_send; no source or transfer_id).
   uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7, 8});
   switch (e->type) {
@@ -799,7 +799,7 @@ void Decoder::TileObject(Tile* t) {
         break;
       }
       case 11: {
-        std::string_view layer;  // the workload's name (spec/gemini.md §2.2); not kept
+        std::string_view layer;  // the workload's name (docs/formats/gemini.md §2.2); not kept
         String(&layer);
         break;
       }
@@ -818,7 +818,7 @@ void Decoder::TileObject(Tile* t) {
   });
   uint64_t required = Bits({0, 1, 2, 3, 4, 5});
   if (seen & Bits({6, 7})) required |= Bits({6, 7});
-  // The pe tile keys come as one set (spec/gemini.md §2.2).
+  // The pe tile keys come as one set (docs/formats/gemini.md §2.2).
   constexpr uint64_t kPeKeys = Bits({8, 9, 10, 11, 12, 13, 14});
   if (seen & kPeKeys) required |= kPeKeys;
   RequireKeys(kKeys, seen, required, t->offset, "tile");

@@ -1,5 +1,5 @@
 // Streaming decode of a Gemini scheduler IR document into the typed tables of
-// model.h (spec/gemini.md §2), reporting syntax, type and key problems.
+// model.h (docs/formats/gemini.md §2), reporting syntax, type and key problems.
 #pragma once
 
 #include "validators/core/bytes.h"

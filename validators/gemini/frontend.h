@@ -1,4 +1,4 @@
-// The frontend IR (spec/gemini.md §1): per-layer operation, shapes, kernel,
+// The frontend IR (docs/formats/gemini.md §1): per-layer operation, shapes, kernel,
 // stride and padding. Small documents, read with nlohmann.
 #pragma once
 

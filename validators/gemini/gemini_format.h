@@ -1,4 +1,4 @@
-// The Gemini scheduler IR format (spec/gemini.md): detection, validation
+// The Gemini scheduler IR format (docs/formats/gemini.md): detection, validation
 // (with an optional frontend IR companion) and inspection.
 #pragma once
 

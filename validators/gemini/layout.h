@@ -1,4 +1,4 @@
-// Byte sizes of tensors as the scheduler lays them out (spec/gemini.md §2.4).
+// Byte sizes of tensors as the scheduler lays them out (docs/formats/gemini.md §2.4).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The decoded Gemini scheduler IR: compact typed tables, one struct per JSON
-// object kind of spec/gemini.md §2. Strings that repeat (layer names) are
+// object kind of docs/formats/gemini.md §2. Strings that repeat (layer names) are
 // interned; every object keeps the byte offset of its '{' for diagnostics.
 #pragma once
 
@@ -15,7 +15,7 @@ namespace accelcheck::gemini {
 
 constexpr uint32_t kNoLayer = UINT32_MAX;
 
-// An inclusive NCHW box [lo, hi] (spec/gemini.md §2.3 says which frame).
+// An inclusive NCHW box [lo, hi] (docs/formats/gemini.md §2.3 says which frame).
 struct Range {
   std::array<int64_t, 4> lo{};
   std::array<int64_t, 4> hi{};

@@ -59,7 +59,7 @@ void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline
   using Pass = void (*)(const Context&);
   // Each pass relies on the invariants of the earlier ones: ranges ordered
   // before volumes, transfers resolved before snapshots are followed, and so
-  // on (DESIGN.md "Phases").
+  // on (docs/ARCHITECTURE.md "Phases").
   static constexpr Pass kPasses[] = {CheckStructure, CheckTiles,   CheckSizes,
                                      CheckTransfers, CheckBuffers, CheckDependencies};
   for (Pass pass : kPasses) {

@@ -1,4 +1,4 @@
-// The validation passes over a decoded IR, one per area of spec/gemini.md §5,
+// The validation passes over a decoded IR, one per area of docs/formats/gemini.md §5,
 // in phase order: structure -> tiles -> sizes -> transfers -> buffers ->
 // dependencies. Each pass assumes the invariants of the earlier ones.
 #pragma once

@@ -1,5 +1,5 @@
 // I-Z: tensor sizes follow the layout, and extents agree across the four
-// coordinate frames of spec/gemini.md §2.3.
+// coordinate frames of docs/formats/gemini.md §2.3.
 #include "validators/core/text.h"
 #include "validators/gemini/layout.h"
 #include "validators/gemini/rules.h"

@@ -11,7 +11,7 @@ namespace accelcheck::gemini {
 namespace {
 
 // Keeps range coordinates far from overflow in extent and volume arithmetic;
-// real coordinates are below 2^16 (spec/gemini.md §4).
+// real coordinates are below 2^16 (docs/formats/gemini.md §4).
 constexpr int64_t kMaxCoordinate = int64_t{1} << 32;
 
 Location At(uint64_t offset, std::string path) {

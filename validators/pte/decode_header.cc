@@ -23,7 +23,7 @@ void Report(DiagnosticSink& sink, const Rule& rule, uint64_t offset, uint64_t le
   sink.Report(rule, Location{offset, length, std::move(path)}, std::move(message));
 }
 
-// spec/pte.md §4 #1: the loader reads 64 head bytes before anything else.
+// docs/formats/pte.md §4 PTE-1: the loader reads 64 head bytes before anything else.
 bool CheckSize(ByteView file, DiagnosticSink& sink) {
   if (file.size() >= kHeadBytes) return true;
   Report(sink, rules::kFileTooSmall, 0, file.size(), "",
@@ -32,7 +32,7 @@ bool CheckSize(ByteView file, DiagnosticSink& sink) {
   return false;
 }
 
-// #2: exactly ET12; "ET??" is a version this tool (and the runtime) rejects.
+// PTE-2: exactly ET12; "ET??" is a version this tool (and the runtime) rejects.
 bool CheckIdentifier(ByteView file, DiagnosticSink& sink) {
   if (HasBytesAt(file, 4, "ET12")) return true;
   const std::string_view found(reinterpret_cast<const char*>(file.data() + 4), 4);
@@ -46,7 +46,7 @@ bool CheckIdentifier(ByteView file, DiagnosticSink& sink) {
   return false;
 }
 
-// #4: "eh" followed by other digits is silently ignored by the runtime.
+// PTE-4: "eh" followed by other digits is silently ignored by the runtime.
 void CheckMagic(ByteView file, DiagnosticSink& sink) {
   if (HasBytesAt(file, 8, "eh") && !HasBytesAt(file, 8, "eh00")) {
     const std::string_view found(reinterpret_cast<const char*>(file.data() + 8), 4);
@@ -56,7 +56,7 @@ void CheckMagic(ByteView file, DiagnosticSink& sink) {
   }
 }
 
-// #5: the runtime needs 24 bytes; writers always write 32.
+// PTE-5: the runtime needs 24 bytes; writers always write 32.
 bool CheckLength(const PteHeader& h, DiagnosticSink& sink) {
   if (h.length < 24) {
     Report(sink, rules::kHeaderLength, 12, 4, "extended_header.length",
@@ -71,7 +71,7 @@ bool CheckLength(const PteHeader& h, DiagnosticSink& sink) {
   return true;
 }
 
-// #6, #7: program_size covers the headers and fits in the file.
+// PTE-6, PTE-7: program_size covers the headers and fits in the file.
 bool CheckProgramSize(const PteHeader& h, DiagnosticSink& sink) {
   if (h.program_size > h.file_size) {
     Report(sink, rules::kProgramSize, 16, 8, "extended_header.program_size",
@@ -87,7 +87,7 @@ bool CheckProgramSize(const PteHeader& h, DiagnosticSink& sink) {
   return true;
 }
 
-// #7-#9: the segment region starts after the program, aligned, and fits.
+// PTE-7 to PTE-9: the segment region starts after the program, aligned, and fits.
 void CheckSegmentBase(const PteHeader& h, DiagnosticSink& sink) {
   const uint64_t base = h.segment_base_offset;
   if (base != 0 && base < h.program_size) {
@@ -114,7 +114,7 @@ void CheckSegmentBase(const PteHeader& h, DiagnosticSink& sink) {
   }
 }
 
-// #3: Minimal verification, plus (strict) not inside the extended header.
+// PTE-3: Minimal verification, plus (strict) not inside the extended header.
 bool CheckRootOffset(const PteHeader& h, DiagnosticSink& sink) {
   const uint64_t root = h.root_offset;
   if (root < 8 || root + 4 > h.program_size) {
@@ -150,7 +150,7 @@ void ReportPadding(ByteView file, uint64_t begin, uint64_t end, std::string_view
   }
 }
 
-// #12: without eh00 the segment base is 0, so segment data would be read
+// PTE-12: without eh00 the segment base is 0, so segment data would be read
 // from inside the flatbuffer.
 void CheckSegmentsNeedHeader(const PteHeader& h, const executorch_flatbuffer::Program& program,
                              ByteView file, DiagnosticSink& sink) {
@@ -184,7 +184,7 @@ uint64_t DataEnd(const PteHeader& h, const executorch_flatbuffer::Program& progr
   return end;
 }
 
-// #10: writers end the file at the last segment (or at the program).
+// PTE-10: writers end the file at the last segment (or at the program).
 void CheckTrailingBytes(const PteHeader& h, const executorch_flatbuffer::Program& program,
                         DiagnosticSink& sink) {
   const uint64_t end = DataEnd(h, program);
@@ -195,7 +195,7 @@ void CheckTrailingBytes(const PteHeader& h, const executorch_flatbuffer::Program
   }
 }
 
-// #11: the writer zero-fills the header padding, the gap before the segment
+// PTE-11: the writer zero-fills the header padding, the gap before the segment
 // base and the gaps between segments. Padding is the bytes no segment
 // covers, in whatever order the segments are listed (pte.segment.order
 // reports the order).

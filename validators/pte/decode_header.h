@@ -14,7 +14,7 @@ struct Program;
 
 namespace accelcheck::pte {
 
-// spec/pte.md §1.1. Offsets are from byte 0 of the file.
+// docs/formats/pte.md §1.1. Offsets are from byte 0 of the file.
 struct PteHeader {
   uint64_t file_size = 0;
   uint32_t root_offset = 0;
@@ -32,11 +32,11 @@ inline constexpr uint64_t kHeadBytes = 64;  // schema/extended_header.cpp kNumHe
 inline constexpr uint64_t kSegmentAlignment = 16;
 inline constexpr uint64_t kWriterSegmentAlignment = 128;
 
-// Decodes and checks the header (#1-#9). Nothing when the program bytes
+// Decodes and checks the header (PTE-1 to PTE-9). Nothing when the program bytes
 // cannot be located, so that no later phase runs on them.
 std::optional<PteHeader> DecodeHeader(ByteView file, DiagnosticSink& sink);
 
-// #10-#12: what needs the verified segments table as well as the header.
+// PTE-10 to PTE-12: what needs the verified segments table as well as the header.
 void CheckContainer(ByteView file, const PteHeader& header,
                     const executorch_flatbuffer::Program& program, DiagnosticSink& sink);
 

@@ -270,7 +270,7 @@ json RawList32(const RawTable& t, uint16_t id, bool bytes) {
 
 // The pre-2025-06 FlatTensor: {version, tensor_alignment, tensors[TensorMetadata
 // {fully_qualified_name, scalar_type, sizes, dim_order, segment_index, offset}],
-// segments[DataSegment]} (spec/pte.md §1.4).
+// segments[DataSegment]} (docs/formats/pte.md §1.4).
 json OldFlatTensor(ByteView flatbuffer) {
   const auto root = RawTable::At(flatbuffer, *ReadLE<uint32_t>(flatbuffer, 0));
   json out{{"layout", "FT01 before 2025-06"}};

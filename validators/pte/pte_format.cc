@@ -60,7 +60,7 @@ bool OutOfTime(const Deadline& deadline, DiagnosticSink& sink, uint64_t budget_m
 }
 
 // decode -> verify -> program tables -> per plan: structure, values,
-// tensors, instructions -> whole-program memory plan (DESIGN.md "Phases").
+// tensors, instructions -> whole-program memory plan (docs/ARCHITECTURE.md "Phases").
 void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
   const Deadline deadline(context.limits.time_budget_ms);
   const auto header = DecodeHeader(file, sink);

@@ -1,6 +1,6 @@
 // A bounds-checked flatbuffer table reader that trusts nothing: for files a
 // generated accessor must not touch before their layout is known (the old
-// FT01 .ptd layout, spec/pte.md §1.4).
+// FT01 .ptd layout, docs/formats/pte.md §1.4).
 #pragma once
 
 #include <cstdint>

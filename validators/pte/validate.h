@@ -18,7 +18,7 @@ namespace accelcheck::pte {
 
 namespace fb = executorch_flatbuffer;
 
-// The layouts a companion .ptd declares, by key (spec/pte.md §2.5 EXTERNAL).
+// The layouts a companion .ptd declares, by key (docs/formats/pte.md §2.5 EXTERNAL).
 using NamedLayouts =
     std::unordered_map<std::string_view, const flat_tensor_flatbuffer::TensorLayout*>;
 
@@ -30,7 +30,7 @@ struct ProgramContext {
   DiagnosticSink& sink;
   const NamedLayouts* companion = nullptr;  // null: no .ptd to check EXTERNAL tensors against
   // For each constant_segment offset, the next larger offset (or the segment
-  // end): how far the constant may extend (#22). Empty when offsets decrease.
+  // end): how far the constant may extend (PTE-22). Empty when offsets decrease.
   std::vector<uint64_t> constant_limits;
 
   uint64_t OffsetOf(const void* object) const {
@@ -49,12 +49,12 @@ struct ProgramContext {
 std::string PlanPath(uint32_t plan);
 std::string ValuePath(uint32_t plan, uint32_t value);
 
-// Facts about ScalarType (spec/pte.md §2.1).
+// Facts about ScalarType (docs/formats/pte.md §2.1).
 bool IsDeclaredScalarType(int8_t type);
 // Element size in bytes of any type the runtime accepts (0..29 except 30), or 0.
 uint64_t ElementSize(int8_t type);
 
-// How a tensor gets its data (spec/pte.md §2.5).
+// How a tensor gets its data (docs/formats/pte.md §2.5).
 enum class DataSource : uint8_t { kRuntime, kConstant, kMutable, kPlanned, kExternal };
 // `planned`: the tensor has allocation_info.
 DataSource SourceOf(const fb::ExtraTensorInfo* extra, bool planned, uint32_t data_buffer_idx);
@@ -97,9 +97,9 @@ struct PlanFacts {
 // ValidateTensors); reports 8-byte list items the Verifier left misaligned.
 PlanFacts GatherPlanFacts(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p);
 
-// The passes, in phase order (DESIGN.md "Phases").
+// The passes, in phase order (docs/ARCHITECTURE.md "Phases").
 void ValidateProgramTables(const ProgramContext& ctx);  // B
-void ValidatePlanNames(const ProgramContext& ctx);      // C #15
+void ValidatePlanNames(const ProgramContext& ctx);      // C PTE-15
 void ValidatePlan(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
                   const PlanFacts& facts);  // C
 void ValidateValues(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,

@@ -12,7 +12,7 @@ std::string ValuePath(uint32_t plan, uint32_t value) {
 }
 
 bool IsDeclaredScalarType(int8_t type) {
-  // spec/pte.md §2.1: 8-10 and 18-21 are commented out in scalar_type.fbs.
+  // docs/formats/pte.md §2.1: 8-10 and 18-21 are commented out in scalar_type.fbs.
   return (type >= 0 && type <= 7) || (type >= 11 && type <= 17) || (type >= 22 && type <= 29);
 }
 
@@ -41,7 +41,7 @@ const fb::Tensor* TensorAt(const fb::ExecutionPlan& plan, int64_t index) {
 
 namespace {
 
-// #13: the items of IntList and DoubleList values are 8-byte elements the
+// PTE-13: the items of IntList and DoubleList values are 8-byte elements the
 // Verifier does not align (see ElementsAligned in verify.h).
 template <typename T>
 void CheckItemsAligned(const ProgramContext& ctx, const flatbuffers::Vector<T>* items, uint32_t p,

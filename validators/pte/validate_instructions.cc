@@ -1,6 +1,6 @@
 // Chains and instructions: indices checked at load time, jump targets and
-// conditions, Move/Free targets, writes to constants (spec/pte.md §4 F,
-// #52, #54-#62).
+// conditions, Move/Free targets, writes to constants (docs/formats/pte.md §4 F,
+// PTE-52, PTE-54 to PTE-62).
 #include <vector>
 
 #include "validators/core/text.h"
@@ -39,7 +39,7 @@ struct InstructionRef {
   }
 };
 
-// #52: a constant points into read-only program memory. `field` names the
+// PTE-52: a constant points into read-only program memory. `field` names the
 // argument; it is built only when there is something to report.
 template <typename Field>
 void CheckNotConstant(const InstructionRef& r, int32_t index, const void* at, Field field,
@@ -49,7 +49,7 @@ void CheckNotConstant(const InstructionRef& r, int32_t index, const void* at, Fi
            Str("constant tensor value ", index, " is ", how));
 }
 
-// #52 with the calling convention (spec/pte.md §7): the last argument is
+// PTE-52 with the calling convention (docs/formats/pte.md §7): the last argument is
 // the return value, the out tensor or a TensorList of the outs.
 void CheckKernelReturn(const InstructionRef& r, const flatbuffers::Vector<int32_t>& args) {
   if (args.size() == 0) return;
@@ -69,7 +69,7 @@ void CheckKernelReturn(const InstructionRef& r, const flatbuffers::Vector<int32_
   }
 }
 
-// #55, #56: argument indices are checked by Method::init.
+// PTE-55, PTE-56: argument indices are checked by Method::init.
 bool CheckArgs(const InstructionRef& r, const flatbuffers::Vector<int32_t>* args,
                std::string_view call) {
   if (args == nullptr) {
@@ -106,7 +106,7 @@ void CheckDelegateCall(const InstructionRef& r, const fb::DelegateCall& call) {
   CheckArgs(r, call.args(), "DelegateCall");
 }
 
-// #58: both ends in range; (strict) same value type.
+// PTE-58: both ends in range; (strict) same value type.
 void CheckMoveCall(const InstructionRef& r, const fb::MoveCall& call) {
   bool ok = true;
   for (const auto& [index, field] : {std::pair{call.move_from(), "instr_args.move_from"},
@@ -129,7 +129,7 @@ void CheckMoveCall(const InstructionRef& r, const fb::MoveCall& call) {
       "the target of a MoveCall");
 }
 
-// #57: the condition is a Bool or a BOOL tensor; the destination is in
+// PTE-57: the condition is a Bool or a BOOL tensor; the destination is in
 // [0, len(instructions)] (len means "jump to the end").
 void CheckJumpFalse(const InstructionRef& r, const fb::JumpFalseCall& call, uint32_t length) {
   const int32_t cond = call.cond_value_index();
@@ -152,7 +152,7 @@ void CheckJumpFalse(const InstructionRef& r, const fb::JumpFalseCall& call, uint
   }
 }
 
-// #59: FreeCall releases a (DYNAMIC_UNBOUND) tensor.
+// PTE-59: FreeCall releases a (DYNAMIC_UNBOUND) tensor.
 void CheckFreeCall(const InstructionRef& r, const fb::FreeCall& call) {
   const int32_t index = call.value_index();
   if (!r.InRange(index)) {
@@ -170,7 +170,7 @@ void CheckFreeCall(const InstructionRef& r, const fb::FreeCall& call) {
   }
 }
 
-// #54 and the per-type checks.
+// PTE-54 and the per-type checks.
 void CheckInstruction(const InstructionRef& r, uint32_t length) {
   const auto type = r.instruction.instr_args_type();
   if (type == InstructionArguments::NONE || type > InstructionArguments::MAX ||
@@ -204,7 +204,7 @@ void CheckInstruction(const InstructionRef& r, uint32_t length) {
 }
 
 // Values some instruction of the chain writes (return values, Move targets,
-// delegate arguments), for #62.
+// delegate arguments), for PTE-62.
 std::vector<uint8_t> WrittenValues(const fb::Chain& chain, uint32_t n) {
   std::vector<uint8_t> written(n, 0);
   const auto mark = [&](int32_t index) {
@@ -224,7 +224,7 @@ std::vector<uint8_t> WrittenValues(const fb::Chain& chain, uint32_t n) {
   return written;
 }
 
-// #62: a backward jump on a Bool that is false and never written loops.
+// PTE-62: a backward jump on a Bool that is false and never written loops.
 void CheckConstantLoops(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
                         uint32_t c, const fb::Chain& chain, uint32_t n) {
   const auto* instructions = chain.instructions();
@@ -249,7 +249,7 @@ void CheckConstantLoops(const ProgramContext& ctx, const fb::ExecutionPlan& plan
   }
 }
 
-// #60: chain inputs, outputs and stack traces.
+// PTE-60: chain inputs, outputs and stack traces.
 void CheckChain(const ProgramContext& ctx, const fb::Chain& chain, uint32_t p, uint32_t c,
                 uint32_t n) {
   const auto path = [&](std::string_view field) {

@@ -1,6 +1,6 @@
 // Whole-program pass over the memory plan: planned tensors that are live at
 // the same time must not share bytes (pte.memory.live_overlap), and planned
-// tensors are written before they are read (#61).
+// tensors are written before they are read (PTE-61).
 //
 // Programs carry up to millions of planned tensors, so the pass works on flat
 // arrays indexed by planned tensor (a "slot", its index in
@@ -37,7 +37,7 @@ struct Lifetime {
   bool touched() const { return first <= last; }
 };
 
-// #61: the first read of a planned tensor before anything wrote it: the
+// PTE-61: the first read of a planned tensor before anything wrote it: the
 // instruction's time, chain, index, argument position and the value read.
 struct UnwrittenRead {
   uint32_t slot;
@@ -163,7 +163,7 @@ class Liveness {
   void CheckLiveOverlap() const;
 
  private:
-  static constexpr uint8_t kWritten = 1;  // #61: by an input, an initial value or an instruction
+  static constexpr uint8_t kWritten = 1;  // PTE-61: by an input, an initial value or an instruction
   static constexpr uint8_t kReadRecorded = 2;  // an UnwrittenRead names it
 
   struct Loop {
@@ -211,7 +211,7 @@ class Liveness {
 
   // Tensors with the same buffer, offset and end share a place: the memory
   // planner gives a view (a reshape it removed) its base's bytes, so writing
-  // one is writing the other (#61). On the way, notes whether any two
+  // one is writing the other (PTE-61). On the way, notes whether any two
   // tensors share a byte at all.
   void AssignPlaces() {
     place_.resize(planned_.size());
@@ -284,7 +284,7 @@ class Liveness {
   void Read(int32_t value, Time time) {
     ForEachStorage(value, [&](uint32_t s) { Touch(s, time); });
   }
-  // #61: remembers the first read of a planned tensor nothing wrote yet.
+  // PTE-61: remembers the first read of a planned tensor nothing wrote yet.
   void ReadChecked(int32_t value, Time time, uint32_t c, uint32_t j, uint32_t k) {
     ForEachStorage(value, [&](uint32_t s) {
       Touch(s, time);
@@ -319,7 +319,7 @@ class Liveness {
     return std::find(items.begin(), items.end(), value) != items.end();
   }
 
-  // KernelCall convention (spec/pte.md §7): the last argument is the return
+  // KernelCall convention (docs/formats/pte.md §7): the last argument is the return
   // value (the out tensor, or a TensorList of the outs); the outs also appear
   // in their schema positions. Everything else is read.
   void StepKernel(const fb::KernelCall& call, uint32_t c, uint32_t j, Time time) {

@@ -1,5 +1,5 @@
 // Execution plans: required fields, inputs and outputs, planned buffers,
-// operators and delegates (spec/pte.md §4 C, #15, #29-#38).
+// operators and delegates (docs/formats/pte.md §4 C, PTE-15, PTE-29 to PTE-38).
 #include <algorithm>
 #include <vector>
 
@@ -17,7 +17,7 @@ uint32_t ValueCount(const fb::ExecutionPlan& plan) {
   return plan.values() ? plan.values()->size() : 0;
 }
 
-// #15: every plan has a name.
+// PTE-15: every plan has a name.
 void CheckName(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
   if (plan.name() == nullptr || plan.name()->size() == 0) {
     ctx.Report(rules::kPlanName, &plan, Str(PlanPath(p), ".name"),
@@ -25,7 +25,7 @@ void CheckName(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_
   }
 }
 
-// #29: the fields Method::init and MethodMeta dereference.
+// PTE-29: the fields Method::init and MethodMeta dereference.
 void CheckRequiredFields(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
   const struct {
     const void* field;
@@ -46,7 +46,7 @@ void CheckRequiredFields(const ProgramContext& ctx, const fb::ExecutionPlan& pla
   }
 }
 
-// #29: container_meta_type is only read by get_output_flattening_encoding.
+// PTE-29: container_meta_type is only read by get_output_flattening_encoding.
 void CheckContainerMeta(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
   const auto* meta = plan.container_meta_type();
   if (meta == nullptr) {
@@ -58,7 +58,7 @@ void CheckContainerMeta(const ProgramContext& ctx, const fb::ExecutionPlan& plan
   }
 }
 
-// #30: Method::init needs at least one chain.
+// PTE-30: Method::init needs at least one chain.
 void CheckChains(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
   if (plan.chains() != nullptr && plan.chains()->size() == 0) {
     ctx.Report(rules::kPlanNoChains, plan.chains(), Str(PlanPath(p), ".chains"),
@@ -70,7 +70,7 @@ bool IsListType(fb::KernelTypes type) {
   return type >= fb::KernelTypes::IntList && type <= fb::KernelTypes::OptionalTensorList;
 }
 
-// #31-#33: plan inputs and outputs.
+// PTE-31 to PTE-33: plan inputs and outputs.
 void CheckIo(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
              const PlanFacts& facts, const flatbuffers::Vector<int32_t>* io, std::string_view name,
              bool is_input) {
@@ -101,7 +101,7 @@ void CheckIo(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t 
   }
 }
 
-// #34, #35: planned buffer sizes and devices.
+// PTE-34, PTE-35: planned buffer sizes and devices.
 void CheckBuffers(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p) {
   const auto* sizes = plan.non_const_buffer_sizes();
   if (sizes == nullptr) return;
@@ -139,7 +139,7 @@ void CheckBuffers(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint
   }
 }
 
-// Which operators and delegates the plan's instructions use (#36, #38).
+// Which operators and delegates the plan's instructions use (PTE-36, PTE-38).
 void MarkUses(const fb::ExecutionPlan& plan, std::vector<uint8_t>& ops,
               std::vector<uint8_t>& delegates) {
   if (plan.chains() == nullptr) return;
@@ -160,7 +160,7 @@ void MarkUses(const fb::ExecutionPlan& plan, std::vector<uint8_t>& ops,
   }
 }
 
-// #36: operator names resolve in the kernel registry.
+// PTE-36: operator names resolve in the kernel registry.
 void CheckOperators(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
                     const std::vector<uint8_t>& used) {
   const auto* ops = plan.operators();
@@ -218,7 +218,7 @@ ByteView DelegatePayload(const ProgramContext& ctx, const fb::BackendDelegateDat
   return ctx.file.subspan(*begin, s->size());
 }
 
-// spec/pte.md §1.3: XNNHeader regions lie in the payload, the flatbuffer first.
+// docs/formats/pte.md §1.3: XNNHeader regions lie in the payload, the flatbuffer first.
 void CheckXnnpackHeader(const ProgramContext& ctx, const fb::BackendDelegate& delegate,
                         const std::string& path) {
   if (delegate.processed() == nullptr) return;
@@ -252,7 +252,7 @@ void CheckXnnpackHeader(const ProgramContext& ctx, const fb::BackendDelegate& de
   }
 }
 
-// #26, #37: the processed-data reference of one delegate.
+// PTE-26, PTE-37: the processed-data reference of one delegate.
 void CheckProcessed(const ProgramContext& ctx, const fb::BackendDelegate& delegate,
                     const std::string& path) {
   const auto* ref = delegate.processed();
@@ -286,7 +286,7 @@ void CheckProcessed(const ProgramContext& ctx, const fb::BackendDelegate& delega
   }
 }
 
-// #37, #38: backend delegates.
+// PTE-37, PTE-38: backend delegates.
 void CheckDelegates(const ProgramContext& ctx, const fb::ExecutionPlan& plan, uint32_t p,
                     const std::vector<uint8_t>& used) {
   const auto* delegates = plan.delegates();

@@ -1,5 +1,5 @@
 // Program-level tables: plans, constants, segments, delegate data, named and
-// mutable data (spec/pte.md §4 B, #14-#28, #63).
+// mutable data (docs/formats/pte.md §4 B, PTE-14 to PTE-28, PTE-63).
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -20,7 +20,7 @@ uint32_t SegmentCount(const fb::Program& program) {
   return program.segments() ? program.segments()->size() : 0;
 }
 
-// #14: a program without plans has nothing to run.
+// PTE-14: a program without plans has nothing to run.
 void CheckHasPlans(const ProgramContext& ctx) {
   const auto* plans = ctx.program.execution_plan();
   if (plans == nullptr || plans->size() == 0) {
@@ -29,7 +29,7 @@ void CheckHasPlans(const ProgramContext& ctx) {
   }
 }
 
-// #16: EXECUTORCH_SCHEMA_VERSION is 0 and the runtime never reads it.
+// PTE-16: EXECUTORCH_SCHEMA_VERSION is 0 and the runtime never reads it.
 void CheckVersion(const ProgramContext& ctx) {
   if (ctx.program.version() != 0) {
     ctx.Report(rules::kProgramVersion, &ctx.program, "version",
@@ -41,7 +41,7 @@ const flatbuffers::Vector<uint64_t>* ConstantOffsets(const fb::Program& program)
   return program.constant_segment() ? program.constant_segment()->offsets() : nullptr;
 }
 
-// #17: one constant store; the inline constant_buffer is deprecated.
+// PTE-17: one constant store; the inline constant_buffer is deprecated.
 void CheckConstantStores(const ProgramContext& ctx) {
   const auto* buffers = ctx.program.constant_buffer();
   const auto* offsets = ConstantOffsets(ctx.program);
@@ -57,7 +57,7 @@ void CheckConstantStores(const ProgramContext& ctx) {
       Str("constant_buffer holds ", buffers->size(), " entries in the deprecated inline store"));
 }
 
-// #19: constant_buffer[0] is the reserved empty entry.
+// PTE-19: constant_buffer[0] is the reserved empty entry.
 void CheckConstantBufferPlaceholder(const ProgramContext& ctx) {
   const auto* buffers = ctx.program.constant_buffer();
   if (buffers == nullptr || buffers->size() == 0) return;
@@ -69,7 +69,7 @@ void CheckConstantBufferPlaceholder(const ProgramContext& ctx) {
   }
 }
 
-// #23 (force_align 16): non-empty inline storage starts 16-aligned.
+// PTE-23 (force_align 16): non-empty inline storage starts 16-aligned.
 void CheckConstantBufferAlignment(const ProgramContext& ctx) {
   const auto* buffers = ctx.program.constant_buffer();
   if (buffers == nullptr) return;
@@ -86,7 +86,7 @@ void CheckConstantBufferAlignment(const ProgramContext& ctx) {
   }
 }
 
-// #18, #20, #21: the constant segment's offsets.
+// PTE-18, PTE-20, PTE-21: the constant segment's offsets.
 void CheckConstantSegment(const ProgramContext& ctx) {
   const auto* constant = ctx.program.constant_segment();
   const auto* offsets = ConstantOffsets(ctx.program);
@@ -125,7 +125,7 @@ void CheckConstantSegment(const ProgramContext& ctx) {
   }
 }
 
-// #24: each segment on its own.
+// PTE-24: each segment on its own.
 void CheckSegment(const ProgramContext& ctx, const fb::DataSegment& s, uint32_t i) {
   const auto path = [&] { return Str("segments[", i, "]"); };
   const auto end = CheckedAdd(s.offset(), s.size());
@@ -154,7 +154,7 @@ void CheckSegment(const ProgramContext& ctx, const fb::DataSegment& s, uint32_t 
   }
 }
 
-// #24: sorted by offset; non-empty segments do not overlap.
+// PTE-24: sorted by offset; non-empty segments do not overlap.
 void CheckSegmentOrder(const ProgramContext& ctx, const Segments& segments) {
   for (uint32_t i = 1; i < segments.size(); ++i) {
     if (segments.Get(i)->offset() < segments.Get(i - 1)->offset()) {
@@ -189,7 +189,7 @@ void CheckSegmentOrder(const ProgramContext& ctx, const Segments& segments) {
   }
 }
 
-// #28: mutable_data_segments entries.
+// PTE-28: mutable_data_segments entries.
 void CheckMutableSegments(const ProgramContext& ctx, std::vector<uint8_t>& referenced) {
   const auto* mutables = ctx.program.mutable_data_segments();
   if (mutables == nullptr || mutables->size() == 0) return;
@@ -238,7 +238,7 @@ void CheckMutableSegments(const ProgramContext& ctx, std::vector<uint8_t>& refer
   }
 }
 
-// #27: named_data keys and segment indices.
+// PTE-27: named_data keys and segment indices.
 void CheckNamedData(const ProgramContext& ctx, std::vector<uint8_t>& referenced) {
   const auto* named = ctx.program.named_data();
   if (named == nullptr) return;
@@ -275,7 +275,7 @@ void CheckNamedData(const ProgramContext& ctx, std::vector<uint8_t>& referenced)
   }
 }
 
-// #26: backend_delegate_data entries exist, are used and aligned.
+// PTE-26: backend_delegate_data entries exist, are used and aligned.
 void CheckDelegateData(const ProgramContext& ctx, const std::vector<uint8_t>& used) {
   const auto* data = ctx.program.backend_delegate_data();
   if (data == nullptr) return;
@@ -315,7 +315,7 @@ void MarkDelegateReferences(const fb::Program& program, std::vector<uint8_t>& se
   }
 }
 
-// #25: every segment has a user.
+// PTE-25: every segment has a user.
 void CheckSegmentsReferenced(const ProgramContext& ctx, const std::vector<uint8_t>& referenced) {
   for (uint32_t i = 0; i < referenced.size(); ++i) {
     if (referenced[i]) continue;

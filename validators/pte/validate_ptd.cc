@@ -1,5 +1,5 @@
 // .ptd named-data files: FH01 header, the old FT01 layout, verification and
-// the named-data rules (spec/pte.md §1.4, §4 #64).
+// the named-data rules (docs/formats/pte.md §1.4, §4 PTE-64).
 #include "validators/pte/validate_ptd.h"
 
 #include <algorithm>
@@ -35,7 +35,7 @@ struct PtdContext {
   }
 };
 
-// #64: the regions of the header are in order and inside the file.
+// PTE-64: the regions of the header are in order and inside the file.
 bool CheckRegions(const PtdHeader& h, uint64_t file_size, DiagnosticSink& sink) {
   const auto fb_end = CheckedAdd(h.flatbuffer_offset, h.flatbuffer_size);
   const auto data_end = CheckedAdd(h.segment_base_offset, h.segment_data_size);
@@ -56,7 +56,7 @@ bool CheckRegions(const PtdHeader& h, uint64_t file_size, DiagnosticSink& sink) 
   return false;
 }
 
-// #64: keys are present, non-empty and unique.
+// PTE-64: keys are present, non-empty and unique.
 void CheckKeys(const PtdContext& ctx) {
   const auto* named = ctx.root.named_data();
   std::vector<std::pair<std::string_view, uint32_t>> keys;
@@ -80,7 +80,7 @@ void CheckKeys(const PtdContext& ctx) {
   }
 }
 
-// #64: each segment lies inside segment_data_size.
+// PTE-64: each segment lies inside segment_data_size.
 void CheckSegments(const PtdContext& ctx) {
   const auto* segments = ctx.root.segments();
   for (uint32_t i = 0; i < segments->size(); ++i) {
@@ -93,7 +93,7 @@ void CheckSegments(const PtdContext& ctx) {
   }
 }
 
-// #64 validateTensorLayout: dtype, sizes and dim_order of one layout.
+// PTE-64 validateTensorLayout: dtype, sizes and dim_order of one layout.
 bool CheckLayout(const PtdContext& ctx, const ft::TensorLayout& layout, const std::string& path) {
   std::string problem;
   const auto type = static_cast<int8_t>(layout.scalar_type());
@@ -136,7 +136,7 @@ uint64_t LayoutNbytes(const ft::TensorLayout& layout, bool* overflow) {
   return nbytes;
 }
 
-// #64: segment indices, and layouts that fit their segment.
+// PTE-64: segment indices, and layouts that fit their segment.
 void CheckNamedData(const PtdContext& ctx) {
   const auto* named = ctx.root.named_data();
   const auto* segments = ctx.root.segments();

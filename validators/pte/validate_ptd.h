@@ -1,4 +1,4 @@
-// The .ptd named-data file (spec/pte.md §1.4, §4 #64): FH01 header, layout
+// The .ptd named-data file (docs/formats/pte.md §1.4, §4 PTE-64): FH01 header, layout
 // detection, verification and the named-data rules.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Tensors: dtype, shape, dim_order, sizes, dynamism and where the data comes
-// from (spec/pte.md §4 E, #44-#51, #51d against a companion .ptd).
+// from (docs/formats/pte.md §4 E, PTE-44 to PTE-51, PTE-51d against a companion .ptd).
 #include <bitset>
 
 #include "validators/core/checked.h"
@@ -34,7 +34,7 @@ struct TensorRef {
   }
 };
 
-// #44: only the declared ScalarType values.
+// PTE-44: only the declared ScalarType values.
 void CheckScalarType(const TensorRef& t) {
   const int8_t type = t.scalar_type;
   if (!IsDeclaredScalarType(type)) {
@@ -43,7 +43,7 @@ void CheckScalarType(const TensorRef& t) {
   }
 }
 
-// #45: the runtime rejects other storage offsets with NotSupported.
+// PTE-45: the runtime rejects other storage offsets with NotSupported.
 void CheckStorageOffset(const TensorRef& t) {
   if (t.tensor.storage_offset() != 0) {
     t.Report(rules::kTensorStorageOffset, nullptr, "storage_offset",
@@ -51,7 +51,7 @@ void CheckStorageOffset(const TensorRef& t) {
   }
 }
 
-// #46: sizes present, rank within the limit, no negative size.
+// PTE-46: sizes present, rank within the limit, no negative size.
 bool CheckSizes(const TensorRef& t) {
   const auto* sizes = t.sizes;
   if (sizes == nullptr) {
@@ -72,7 +72,7 @@ bool CheckSizes(const TensorRef& t) {
   return ok;
 }
 
-// #47: dim_order is a permutation of [0, rank).
+// PTE-47: dim_order is a permutation of [0, rank).
 void CheckDimOrder(const TensorRef& t) {
   const auto* sizes = t.sizes;
   const auto* order = t.tensor.dim_order();
@@ -100,7 +100,7 @@ void CheckDimOrder(const TensorRef& t) {
   }
 }
 
-// #48: numel and nbytes fit in 64 bits (the runtime multiplies unchecked).
+// PTE-48: numel and nbytes fit in 64 bits (the runtime multiplies unchecked).
 // Sets `nbytes` when the type has an element size.
 void CheckNumel(const TensorRef& t, std::optional<uint64_t>& nbytes) {
   const auto* sizes = t.sizes;
@@ -125,7 +125,7 @@ void CheckNumel(const TensorRef& t, std::optional<uint64_t>& nbytes) {
   nbytes = product;
 }
 
-// #49, #50: dynamism and layout enums.
+// PTE-49, PTE-50: dynamism and layout enums.
 void CheckDynamismAndLayout(const TensorRef& t) {
   const auto dynamism = static_cast<int8_t>(t.tensor.shape_dynamism());
   if (dynamism < 0 || dynamism > 2) {
@@ -143,7 +143,7 @@ void CheckDynamismAndLayout(const TensorRef& t) {
   }
 }
 
-// #51e, #51f: extra_tensor_info enums and the ignored mutable index.
+// PTE-51e, PTE-51f: extra_tensor_info enums and the ignored mutable index.
 void CheckExtraInfo(const TensorRef& t) {
   const auto* extra = t.extra;
   if (extra == nullptr) return;
@@ -164,7 +164,7 @@ void CheckExtraInfo(const TensorRef& t) {
   }
 }
 
-// #51a, #22: a constant in the constant segment.
+// PTE-51a, PTE-22: a constant in the constant segment.
 void CheckSegmentConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto& program = t.ctx.program;
   const auto* offsets = program.constant_segment()->offsets();
@@ -192,7 +192,7 @@ void CheckSegmentConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   }
 }
 
-// #51a, #23: a constant in the deprecated constant_buffer.
+// PTE-51a, PTE-23: a constant in the deprecated constant_buffer.
 void CheckBufferConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto* buffers = t.ctx.program.constant_buffer();
   const uint32_t idx = t.data_buffer_idx;
@@ -220,7 +220,7 @@ void CheckConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   }
 }
 
-// #51b: the initial value of a mutable tensor in mutable_data_segments[0].
+// PTE-51b: the initial value of a mutable tensor in mutable_data_segments[0].
 void CheckMutable(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto& program = t.ctx.program;
   const auto* mutables = program.mutable_data_segments();
@@ -245,7 +245,7 @@ void CheckMutable(const TensorRef& t, std::optional<uint64_t> nbytes) {
   }
 }
 
-// #51c: planned memory lies inside a declared planned buffer.
+// PTE-51c: planned memory lies inside a declared planned buffer.
 void CheckPlanned(const TensorRef& t, std::optional<uint64_t> nbytes) {
   const auto* info = t.allocation;
   const auto* sizes = t.buffer_sizes;
@@ -284,7 +284,7 @@ bool SameLayout(const fb::Tensor& tensor, const flat_tensor_flatbuffer::TensorLa
          equal(tensor.dim_order(), layout.dim_order());
 }
 
-// #51d: EXTERNAL tensors are named, and match the companion .ptd.
+// PTE-51d: EXTERNAL tensors are named, and match the companion .ptd.
 void CheckExternal(const TensorRef& t) {
   const auto* name = t.extra->fully_qualified_name();
   if (name == nullptr || name->size() == 0) {

@@ -1,5 +1,5 @@
 // Values: union tags and payloads, list items and their element types
-// (spec/pte.md §4 D, #39-#43).
+// (docs/formats/pte.md §4 D, PTE-39 to PTE-43).
 #include "validators/core/text.h"
 #include "validators/pte/validate.h"
 
@@ -9,7 +9,7 @@ namespace {
 
 using fb::KernelTypes;
 
-// #39: a known tag with a payload (Null needs none).
+// PTE-39: a known tag with a payload (Null needs none).
 bool CheckTag(const ProgramContext& ctx, const fb::EValue& value, KernelTypes type, uint32_t p,
               uint32_t i) {
   if (type == KernelTypes::NONE || type > KernelTypes::MAX) {
@@ -26,7 +26,7 @@ bool CheckTag(const ProgramContext& ctx, const fb::EValue& value, KernelTypes ty
   return true;
 }
 
-// #41-#43: one list item refers to a value of the right type, earlier in
+// PTE-41 to PTE-43: one list item refers to a value of the right type, earlier in
 // the table (parse_values initialises values in index order).
 void CheckItem(const ProgramContext& ctx, const PlanFacts& facts, uint32_t p, uint32_t i,
                KernelTypes list_type, int64_t item, const void* at, uint32_t k) {
@@ -79,7 +79,7 @@ void CheckInlineList(const ProgramContext& ctx, uint32_t p, uint32_t i, KernelTy
   }
 }
 
-// #40: the payload of each type.
+// PTE-40: the payload of each type.
 void CheckPayload(const ProgramContext& ctx, const PlanFacts& facts, uint32_t p,
                   const fb::EValue& value, KernelTypes type, uint32_t i) {
   switch (type) {

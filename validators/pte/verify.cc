@@ -1,4 +1,4 @@
-// Flatbuffer verification (#13, #64), limit classification and the location
+// Flatbuffer verification (PTE-13, PTE-64), limit classification and the location
 // of the first object that fails.
 #include "validators/pte/verify.h"
 

@@ -1,5 +1,5 @@
 // The flatbuffers Verifier as the precondition of every later phase
-// (spec/anchors.md §3): size checked first, limits from Limits, and a failing
+// (as the TFLite and ONNX loaders use it): size checked first, limits from Limits, and a failing
 // buffer narrowed down to the object that breaks it.
 #pragma once
 
@@ -26,10 +26,10 @@ bool ElementsAligned(const flatbuffers::Vector<T>* vector) {
 }
 
 // Verifies `program` ([0, program_size) of a .pte) against program.fbs with
-// identifier ET12 (#13). False, with a diagnostic, when it does not verify.
+// identifier ET12 (PTE-13). False, with a diagnostic, when it does not verify.
 bool VerifyProgram(ByteView program, const Limits& limits, DiagnosticSink& sink);
 
-// The same for the flatbuffer of a .ptd (flat_tensor.fbs, FT01; #64).
+// The same for the flatbuffer of a .ptd (flat_tensor.fbs, FT01; PTE-64).
 bool VerifyFlatTensor(ByteView buffer, const Limits& limits, DiagnosticSink& sink);
 
 }  // namespace accelcheck::pte

@@ -9,7 +9,7 @@ namespace {
 
 constexpr DataTypeInfo kDataTypes[] = {
     {"FP8BP4", 8, 4, 1},     {"FP16BP8", 16, 8, 2},
-    {"FP18BP10", 18, 10, 4},  // stored in a 32-bit word, spec/tensil.md §3
+    {"FP18BP10", 18, 10, 4},  // stored in a 32-bit word, docs/formats/tensil.md §3
     {"FP32BP16", 32, 16, 4}, {"FLOAT32", 32, 0, 4},
 };
 

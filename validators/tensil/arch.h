@@ -1,5 +1,5 @@
 // The Tensil architecture (.tarch, and the arch object of a .tmodel), its
-// scalar data types and the instruction layout it implies (spec/tensil.md §1,
+// scalar data types and the instruction layout it implies (docs/formats/tensil.md §1,
 // §3, §4.1).
 #pragma once
 
@@ -42,7 +42,7 @@ struct Architecture {
 // log2Ceil of InstructionLayout.scala: bits needed for values 0..n-1.
 unsigned Log2Ceil(uint64_t n);
 
-// Field widths of one instruction (spec/tensil.md §4.1, §4.2). Every operand
+// Field widths of one instruction (docs/formats/tensil.md §4.1, §4.2). Every operand
 // is a whole number of bytes, little-endian, in the order operand0,
 // operand1, operand2, header.
 struct Layout {

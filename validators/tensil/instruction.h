@@ -1,5 +1,5 @@
 // One .tprog instruction: the raw operands and header as stored, and the
-// fields they hold under an architecture's layout (spec/tensil.md §4.2, §4.3).
+// fields they hold under an architecture's layout (docs/formats/tensil.md §4.2, §4.3).
 #pragma once
 
 #include <cstdint>

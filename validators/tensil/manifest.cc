@@ -102,7 +102,7 @@ class ObjectReader {
     return nullptr;
   }
 
-  // Unknown keys are ignored by upickle: a warning (spec/tensil.md §7 #1).
+  // Unknown keys are ignored by upickle: a warning (docs/formats/tensil.md §7 TNS-1).
   void ReportUnknownKeys() {
     for (const auto& [key, value] : object_.items()) {
       if (read_.count(key) == 0) {
@@ -248,7 +248,7 @@ std::vector<IoEntry> DecodeIoEntries(const json& array, const std::string& path,
   return entries;
 }
 
-// #8: one entry of at least one vector, at base 0.
+// TNS-8: one entry of at least one vector, at base 0.
 void CheckConsts(const Model& m, DiagnosticSink& sink) {
   if (m.consts.empty()) {
     sink.Report(rules::kModelConstsEmpty, AtPath("consts"),
@@ -272,7 +272,7 @@ void CheckConsts(const Model& m, DiagnosticSink& sink) {
   }
 }
 
-// #10: the constants fit where the driver puts them.
+// TNS-10: the constants fit where the driver puts them.
 void CheckConstsRange(const Model& m, DiagnosticSink& sink) {
   const uint64_t depth = m.load_consts_to_local ? m.arch.local_depth : m.arch.dram1_depth;
   const char* memory = m.load_consts_to_local ? "local memory (load_consts_to_local)" : "DRAM1";
@@ -286,7 +286,7 @@ void CheckConstsRange(const Model& m, DiagnosticSink& sink) {
   }
 }
 
-// #11, #12 for one list (inputs or outputs).
+// TNS-11, TNS-12 for one list (inputs or outputs).
 void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list,
                  const Architecture& arch, DiagnosticSink& sink) {
   if (entries.empty()) {
@@ -326,7 +326,7 @@ void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list,
   }
 }
 
-// #13: the drivers' flush probe overwrites DRAM0 depth-2 and depth-1.
+// TNS-13: the drivers' flush probe overwrites DRAM0 depth-2 and depth-1.
 void CheckIoProbeRows(const std::vector<IoEntry>& entries, std::string_view list,
                       const Architecture& arch, DiagnosticSink& sink) {
   if (arch.dram0_depth < 2) return;

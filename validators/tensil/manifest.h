@@ -1,4 +1,4 @@
-// The JSON documents: .tarch and .tmodel (spec/tensil.md §1, §2), decoded
+// The JSON documents: .tarch and .tmodel (docs/formats/tensil.md §1, §2), decoded
 // with every problem reported, and the checks on their values (§7.1, §7.2).
 #pragma once
 
@@ -45,16 +45,16 @@ bool LooksLikeTensilJson(ByteView bytes);
 std::optional<nlohmann::json> ParseObject(ByteView bytes, DiagnosticSink& sink);
 
 // Decodes an architecture object at `path` ("" for a .tarch, "arch" in a
-// .tmodel) and checks its values (#1-#4). Nothing when a value needed to lay
+// .tmodel) and checks its values (TNS-1 to TNS-4). Nothing when a value needed to lay
 // out instructions is missing or wrong.
 std::optional<Architecture> DecodeArchitecture(const nlohmann::json& object,
                                                const std::string& path, DiagnosticSink& sink);
 
-// Decodes a .tmodel and checks the manifest's own values (#6, #8, #10-#12).
+// Decodes a .tmodel and checks the manifest's own values (TNS-6, TNS-8, TNS-10 to TNS-12).
 // Nothing when a part later phases need is missing or wrong.
 std::optional<Model> DecodeModel(const nlohmann::json& object, DiagnosticSink& sink);
 
-// Compares a .tmodel's arch with a .tarch, field by field (#5).
+// Compares a .tmodel's arch with a .tarch, field by field (TNS-5).
 void CheckArchitecturesMatch(const Architecture& model, const Architecture& tarch,
                              const std::string& tarch_path, DiagnosticSink& sink);
 

@@ -53,7 +53,7 @@ std::optional<InputBuffer> ReadCompanion(const std::string& path, const std::str
   return buffer;
 }
 
-// #7
+// TNS-7
 bool CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size,
                       DiagnosticSink& sink) {
   bool ok = true;

@@ -1,4 +1,4 @@
-// Whole-program rules #27-#30 (spec/tensil.md §7.5): one pass in program
+// Whole-program rules TNS-27 to TNS-30 (docs/formats/tensil.md §7.5): one pass in program
 // order over a row-granular "holds a defined value" map of each memory.
 #include <memory>
 #include <unordered_map>
@@ -81,7 +81,7 @@ class Dataflow {
     }
   }
 
-  // #28
+  // TNS-28
   void CheckOutputs() {
     for (size_t o = 0; o < model_.outputs.size(); ++o) {
       const IoEntry& out = model_.outputs[o];
@@ -101,7 +101,7 @@ class Dataflow {
             Str("prog[", index_, "]")};
   }
 
-  // #27 (or #30 for an accumulating read): one report per instruction.
+  // TNS-27 (or TNS-30 for an accumulating read): one report per instruction.
   void Read(const Rows& rows, const Rule& rule = rules::kFlowUninitialized) {
     for (uint64_t i = 0; i <= rows.size; ++i) {
       const uint64_t row = rows.At(i);
@@ -118,7 +118,7 @@ class Dataflow {
     for (uint64_t i = 0; i <= rows.size; ++i) defined_[rows.memory].Add(rows.At(i));
   }
 
-  // #29
+  // TNS-29
   void CheckWeightsLoaded() {
     if (weights_loaded_ || reset_reported_) return;
     reset_reported_ = true;

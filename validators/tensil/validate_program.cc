@@ -1,4 +1,4 @@
-// Per-instruction rules, one function each (spec/tensil.md §7.4).
+// Per-instruction rules, one function each (docs/formats/tensil.md §7.4).
 #include <algorithm>
 
 #include "validators/core/checked.h"
@@ -28,7 +28,7 @@ struct Site {
 };
 
 // address + size * 2^stride: the last row an instruction touches, or nothing
-// on overflow (spec/tensil.md §4.2: size is count - 1).
+// on overflow (docs/formats/tensil.md §4.2: size is count - 1).
 std::optional<uint64_t> LastRow(uint64_t address, uint64_t size, uint64_t stride) {
   if (stride >= 64) return size == 0 ? std::optional<uint64_t>(address) : std::nullopt;
   const auto step = CheckedMul(size, uint64_t{1} << stride);
@@ -67,7 +67,7 @@ Memory OtherMemory(const Architecture& arch, uint8_t kind) {
   return {"accumulators", arch.accumulator_depth};
 }
 
-// #16
+// TNS-16
 bool CheckTid(const Site& s) {
   if (s.in.tid() == 0 || s.arch.number_of_threads > 1) return true;
   s.Report(rules::kInstrTid, Str("header ", Hex(s.in.header),
@@ -75,7 +75,7 @@ bool CheckTid(const Site& s) {
   return false;
 }
 
-// #17
+// TNS-17
 bool CheckOpcode(const Site& s) {
   if (s.in.opcode() <= kSimd) return true;
   s.Report(rules::kInstrOpcode,
@@ -84,7 +84,7 @@ bool CheckOpcode(const Site& s) {
   return false;
 }
 
-// #18
+// TNS-18
 bool CheckFlags(const Site& s) {
   const uint8_t flags = s.in.flags();
   bool valid = true;
@@ -118,7 +118,7 @@ bool CheckFlags(const Site& s) {
   return valid;
 }
 
-// #19: operand bits above the fields.
+// TNS-19: operand bits above the fields.
 void CheckPadding(const Site& s, bool operand1_is_size) {
   const auto report = [&](const char* operand, uint64_t padding, unsigned from) {
     if (padding != 0) {
@@ -136,7 +136,7 @@ void CheckPadding(const Site& s, bool operand1_is_size) {
   }
 }
 
-// #20
+// TNS-20
 void CheckStrides(const Site& s, bool check_stride1) {
   if (s.f.stride0 >= s.arch.stride0_depth) {
     s.Report(rules::kInstrStride,
@@ -182,7 +182,7 @@ void CheckZeroesOperand(const Site& s) {
   }
 }
 
-// #13 for the program: DataMoves that touch DRAM0's last two vectors.
+// TNS-13 for the program: DataMoves that touch DRAM0's last two vectors.
 void CheckProbeRows(const Site& s) {
   if (s.arch.dram0_depth < 2) return;
   const auto last = LastRow(s.f.address1, s.f.size, s.f.stride1);
@@ -193,7 +193,7 @@ void CheckProbeRows(const Site& s) {
   }
 }
 
-// #21
+// TNS-21
 void CheckMatMul(const Site& s) {
   const Memory acc{"accumulators", s.arch.accumulator_depth};
   CheckPadding(s, false);
@@ -207,7 +207,7 @@ void CheckMatMul(const Site& s) {
   CheckSize(s, s.f.size, acc);
 }
 
-// #22
+// TNS-22
 void CheckDataMove(const Site& s) {
   const Memory other = OtherMemory(s.arch, s.in.flags());
   CheckPadding(s, false);
@@ -218,7 +218,7 @@ void CheckDataMove(const Site& s) {
   if (s.in.flags() == kDram0ToLocal || s.in.flags() == kLocalToDram0) CheckProbeRows(s);
 }
 
-// #23: operand1 is the size; operand2 is unused.
+// TNS-23: operand1 is the size; operand2 is unused.
 void CheckLoadWeights(const Site& s) {
   const uint64_t size = s.in.operand1;
   CheckPadding(s, true);
@@ -289,8 +289,8 @@ void CheckSimdRegisters(const Site& s) {
   }
 }
 
-// #25. The RTL Validator's rule "no Read and a source is Input" is not used:
-// it rejects the compiler's own Zero -> R1 (spec/tensil.md §5.6 item 5).
+// TNS-25. The RTL Validator's rule "no Read and a source is Input" is not used:
+// it rejects the compiler's own Zero -> R1 (docs/formats/tensil.md §5.6 item 5).
 void CheckSimdUsage(const Site& s) {
   const uint8_t flags = s.in.flags();
   const bool read = flags & kSimdRead, write = flags & kSimdWrite,
@@ -331,7 +331,7 @@ void CheckSimdUsage(const Site& s) {
   }
 }
 
-// #24, #25
+// TNS-24, TNS-25
 void CheckSimd(const Site& s) {
   CheckPadding(s, false);
   CheckSimdAddresses(s);
@@ -339,7 +339,7 @@ void CheckSimd(const Site& s) {
   CheckSimdUsage(s);
 }
 
-// #26
+// TNS-26
 void CheckWait(const Site& s) {
   const uint64_t thread = LowBits(s.in.operand0, s.layout.tid_bits);
   const uint64_t rest = HighBits(s.in.operand0, s.layout.tid_bits);

@@ -1,4 +1,4 @@
-// .tdata rules (spec/tensil.md §7.3): the length, and the encodings whose
+// .tdata rules (docs/formats/tensil.md §7.3): the length, and the encodings whose
 // bit patterns are not all valid.
 #include <bit>
 #include <cmath>
@@ -12,7 +12,7 @@ namespace accelcheck::tensil {
 
 namespace {
 
-// #9, #14
+// TNS-9, TNS-14
 bool CheckLength(ByteView tdata, const Model& model, size_t index, DiagnosticSink& sink) {
   const FileEntry& entry = model.consts[index];
   const DataTypeInfo& type = InfoOf(model.arch.data_type);
@@ -26,7 +26,7 @@ bool CheckLength(ByteView tdata, const Model& model, size_t index, DiagnosticSin
   return false;
 }
 
-// #15: Fixed18bp10.toBytes writes bits 18..31 as 0.
+// TNS-15: Fixed18bp10.toBytes writes bits 18..31 as 0.
 void CheckFp18Words(ByteView tdata, size_t index, DiagnosticSink& sink) {
   for (uint64_t offset = 0; offset + 4 <= tdata.size() && !sink.full(); offset += 4) {
     const uint32_t word = *ReadLE<uint32_t>(tdata, offset);
@@ -36,7 +36,7 @@ void CheckFp18Words(ByteView tdata, size_t index, DiagnosticSink& sink) {
   }
 }
 
-// #15: FLOAT32 is big-endian (DataOutputStream.writeFloat).
+// TNS-15: FLOAT32 is big-endian (DataOutputStream.writeFloat).
 void CheckFloatsFinite(ByteView tdata, size_t index, DiagnosticSink& sink) {
   for (uint64_t offset = 0; offset + 4 <= tdata.size() && !sink.full(); offset += 4) {
     const uint32_t bits = uint32_t{tdata[offset]} << 24 | uint32_t{tdata[offset + 1]} << 16 |
