@@ -20,9 +20,9 @@
 #include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/load.h"
 #include "reference_exec/gemini/simulate.h"
+#include "validators/core/json_reader.h"
 #include "validators/gemini/decode.h"
 #include "validators/gemini/gemini_format.h"
-#include "validators/gemini/json_reader.h"
 
 namespace {
 
@@ -93,7 +93,7 @@ int Layer(const std::string& mode, const std::string& path, int repeat) {
   std::function<void()> run;
   if (mode == "tokenize") {
     run = [&] {
-      gemini::JsonReader reader(bytes, 64, &*input);
+      JsonReader reader(bytes, 64, &*input);
       reader.Skip();
       ok = reader.Finish();
     };

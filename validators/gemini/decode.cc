@@ -7,8 +7,8 @@
 #include <unordered_set>
 
 #include "validators/core/core_rules.h"
+#include "validators/core/json_reader.h"
 #include "validators/core/text.h"
-#include "validators/gemini/json_reader.h"
 #include "validators/gemini/rules.h"
 
 namespace accelcheck::gemini {

@@ -1,4 +1,4 @@
-#include "validators/gemini/json_reader.h"
+#include "validators/core/json_reader.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 
 #include "validators/core/text.h"
 
-namespace accelcheck::gemini {
+namespace accelcheck {
 
 std::string_view JsonKindName(JsonKind kind) {
   switch (kind) {
@@ -633,4 +633,4 @@ bool JsonReader::Finish() {
   return true;
 }
 
-}  // namespace accelcheck::gemini
+}  // namespace accelcheck

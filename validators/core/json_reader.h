@@ -12,7 +12,7 @@
 
 #include "validators/core/bytes.h"
 
-namespace accelcheck::gemini {
+namespace accelcheck {
 
 enum class JsonKind : uint8_t { kObject, kArray, kString, kNumber, kTrue, kFalse, kNull, kInvalid };
 
@@ -168,4 +168,4 @@ class JsonReader {
 // RFC 6901 escaping of one pointer token.
 std::string PointerToken(std::string_view token);
 
-}  // namespace accelcheck::gemini
+}  // namespace accelcheck

@@ -2,7 +2,7 @@
 // random key order, whitespace and escapes are read back value for value
 // through every path (the integer and list fast paths, predicted keys, the
 // general path), and numbers agree with the standard library's conversions.
-#include "validators/gemini/json_reader.h"
+#include "validators/core/json_reader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,7 @@
 #include <rapidcheck/gtest.h>
 #include <nlohmann/json.hpp>
 
-namespace accelcheck::gemini {
+namespace accelcheck {
 namespace {
 
 using nlohmann::json;
@@ -418,4 +418,4 @@ TEST(GeminiJsonReader, APredictedKeyIsTheExpectedViewAndAWrongOneIsScanned) {
 }
 
 }  // namespace
-}  // namespace accelcheck::gemini
+}  // namespace accelcheck
