@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "reference_exec/core/npy.h"
 #include "tests/tensil/fixture.h"
 #include "tests/tools/tool_runner.h"
+#include "validators/core/npy.h"
 
 namespace accelcheck::tensil {
 namespace {

@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reference_exec/core/npy.h"
 #include "reference_exec/tensil/run_model.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
+#include "validators/core/npy.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
 #include "validators/tensil/tensil_format.h"

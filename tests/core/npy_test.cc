@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "reference_exec/core/npy.h"
+#include "validators/core/npy.h"
 
 namespace accelcheck::npy {
 namespace {

@@ -1,4 +1,4 @@
-#include "reference_exec/core/npy.h"
+#include "validators/core/npy.h"
 
 #include <bit>
 #include <cctype>
