@@ -1,5 +1,7 @@
 #include "validators/core/limits.h"
 
+#include <cstdlib>
+
 #include "validators/core/core_rules.h"
 
 namespace accelcheck {
@@ -12,6 +14,14 @@ std::span<const LimitInfo> AllLimits() {
 #undef LIMIT
   };
   return kLimits;
+}
+
+const LimitInfo& FindLimit(const Rule& rule) {
+  for (const LimitInfo& limit : AllLimits()) {
+    if (limit.rule == &rule) return limit;
+  }
+  // Only the rules of limits.def are limits: asking for another is a bug.
+  std::abort();
 }
 
 Deadline::Deadline(uint64_t budget_ms)

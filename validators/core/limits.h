@@ -27,6 +27,8 @@ struct LimitInfo {
 };
 
 std::span<const LimitInfo> AllLimits();
+// The row whose limit `rule` reports (one of the core.limit.* rules).
+const LimitInfo& FindLimit(const Rule& rule);
 
 // Measures the time budget of one file. Checked between phases and in long
 // loops; expired() is cheap enough for per-object use.

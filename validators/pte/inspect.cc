@@ -2,8 +2,8 @@
 // old FT01 layout is read with RawTable, never with generated accessors.
 #include "validators/pte/inspect.h"
 
+#include "validators/core/flatbuffer.h"
 #include "validators/pte/decode_header.h"
-#include "validators/pte/raw_table.h"
 #include "validators/pte/validate.h"
 #include "validators/pte/validate_ptd.h"
 #include "validators/pte/verify.h"

@@ -70,7 +70,7 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
   CheckContainer(file, *header, program, sink);
 
   const auto companion = LoadCompanion(context);
-  ProgramContext ctx{file,
+  ProgramContext ctx{FlatbufferRegion{file, 0, ""},
                      *header,
                      program,
                      sink,

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "validators/core/flatbuffer.h"
 #include "validators/core/format.h"
 #include "validators/core/sink.h"
 #include "validators/pte/decode_header.h"
@@ -22,9 +23,10 @@ namespace fb = executorch_flatbuffer;
 using NamedLayouts =
     std::unordered_map<std::string_view, const flat_tensor_flatbuffer::TensorLayout*>;
 
-// One verified .pte: every pointer below stays inside `file`.
+// One verified .pte: every pointer below stays inside `region`, the program
+// as a buffer of its own at file offset 0.
 struct ProgramContext {
-  ByteView file;
+  FlatbufferRegion region;
   const PteHeader& header;
   const fb::Program& program;
   DiagnosticSink& sink;
@@ -33,15 +35,13 @@ struct ProgramContext {
   // end): how far the constant may extend (PTE-22). Empty when offsets decrease.
   std::vector<uint64_t> constant_limits;
 
+  // The file offset of `object` (a table, vector or element of the program).
   uint64_t OffsetOf(const void* object) const {
-    return static_cast<uint64_t>(static_cast<const uint8_t*>(object) - file.data());
+    return region.file_offset + region.OffsetOf(object);
   }
-  // Reports at `object` (a table, vector or element inside the file).
+  // Reports at `object`; a null object has no offset.
   void Report(const Rule& rule, const void* object, std::string path, std::string message) const {
-    Location location;
-    if (object != nullptr) location.offset = OffsetOf(object);
-    location.path = std::move(path);
-    sink.Report(rule, std::move(location), std::move(message));
+    sink.Report(rule, region.AtObject(object, path), std::move(message));
   }
 };
 

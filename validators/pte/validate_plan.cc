@@ -214,8 +214,8 @@ ByteView DelegatePayload(const ProgramContext& ctx, const fb::BackendDelegateDat
   if (segments == nullptr || ref.index() >= segments->size() || !ctx.header.extended) return {};
   const auto* s = segments->Get(ref.index());
   const auto begin = CheckedAdd(ctx.header.segment_base_offset, s->offset());
-  if (!begin || !RangeWithin(*begin, s->size(), ctx.file.size())) return {};
-  return ctx.file.subspan(*begin, s->size());
+  if (!begin || !RangeWithin(*begin, s->size(), ctx.region.bytes.size())) return {};
+  return ctx.region.bytes.subspan(*begin, s->size());
 }
 
 // docs/formats/pte.md §1.3: XNNHeader regions lie in the payload, the flatbuffer first.

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "validators/core/checked.h"
+#include "validators/core/flatbuffer.h"
 #include "validators/core/text.h"
-#include "validators/pte/raw_table.h"
 #include "validators/pte/verify.h"
 
 namespace accelcheck::pte {

@@ -1,0 +1,79 @@
+#include "validators/core/flatbuffer.h"
+
+#include "validators/core/core_rules.h"
+#include "validators/core/text.h"
+
+namespace accelcheck {
+
+namespace {
+
+constexpr uint64_t kMaxOffset = std::numeric_limits<flatbuffers::uoffset_t>::max();
+
+std::string JoinPath(std::string_view outer, std::string_view inner) {
+  if (outer.empty()) return std::string(inner);
+  if (inner.empty()) return std::string(outer);
+  return Str(outer, inner.front() == '[' ? "" : ".", inner);
+}
+
+}  // namespace
+
+Location FlatbufferRegion::At(std::optional<uint64_t> inner, std::optional<uint64_t> length,
+                              std::string_view inner_path) const {
+  Location location;
+  if (inner) location.offset = file_offset + *inner;
+  location.length = length;
+  location.path = JoinPath(path, inner_path);
+  return location;
+}
+
+flatbuffers::Verifier::Options VerifierOptions(const Limits& limits) {
+  flatbuffers::Verifier::Options options;
+  options.max_depth = static_cast<flatbuffers::uoffset_t>(std::min(limits.max_depth, kMaxOffset));
+  options.max_tables = static_cast<flatbuffers::uoffset_t>(std::min(limits.max_tables, kMaxOffset));
+  return options;
+}
+
+// The schemas nest no table in itself, so no verifiable buffer is deeper than
+// the default 64; and a buffer that shares no table visits each once, at most
+// size / 4 of them. Lifting the limits that far classifies at a bounded cost.
+// Shared tables beyond twice the user's limit are left unclassified, as
+// hostile files make their number explode.
+flatbuffers::Verifier::Options RelaxedOptions(flatbuffers::Verifier::Options options,
+                                              size_t buffer_size, bool depth, bool tables) {
+  const auto twice = [](uint64_t limit, uint64_t floor) {
+    return static_cast<flatbuffers::uoffset_t>(std::min(std::max(2 * limit, floor), kMaxOffset));
+  };
+  if (depth) options.max_depth = twice(options.max_depth, Limits{}.max_depth);
+  if (tables) options.max_tables = twice(options.max_tables, buffer_size / 4);
+  return options;
+}
+
+bool FlatbufferVerification::SizeFits() const {
+  const uint64_t size = region_.bytes.size();
+  if (size < FLATBUFFERS_MAX_BUFFER_SIZE) return true;
+  sink_.Report(rule_, region_.At(0, size, ""),
+               Str(what_, " size ", Hex(size), " is not below the flatbuffers limit ",
+                   Hex(FLATBUFFERS_MAX_BUFFER_SIZE)));
+  return false;
+}
+
+void FlatbufferVerification::ReportLimit(bool depth) const {
+  const Rule& rule = depth ? core_rules::kLimitDepth : core_rules::kLimitTables;
+  const LimitInfo& info = FindLimit(rule);
+  const uint64_t value = depth ? limits_.max_depth : limits_.max_tables;
+  sink_.Report(
+      rule, region_.At(0, std::nullopt, ""),
+      Str(what_, " verifies only with more than --", info.flag, " ", value, " ", info.unit));
+}
+
+void FlatbufferVerification::ReportFailure(const FlatbufferLocator& locator) const {
+  const Location location = region_.At(locator.offset(), std::nullopt, locator.path());
+  sink_.Report(
+      rule_, location,
+      Str(what_, " fails flatbuffer verification at ",
+          location.path.empty() ? std::string("the root table") : location.path, " (",
+          Hex(*location.offset), "): an offset, vtable, vector or string lies outside [0, ",
+          Hex(region_.bytes.size()), ") or is misaligned"));
+}
+
+}  // namespace accelcheck
