@@ -103,7 +103,7 @@ class JsonReader {
 
     // Bytes above ' ' are never whitespace: one test for compact text.
     uint64_t SkipSpace(uint64_t p) const {
-      if (p<size&& static_cast<unsigned char>(data[p])> ' ') return p;
+      if ((p < size) && static_cast<unsigned char>(data[p]) > 0x20) return p;
       while (p < size && IsSpace(data[p])) ++p;
       return p;
     }

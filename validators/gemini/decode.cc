@@ -6,8 +6,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "validators/core/core_rules.h"
-#include "validators/core/json_reader.h"
+#include "validators/core/json_decoder.h"
 #include "validators/core/text.h"
 #include "validators/gemini/rules.h"
 
@@ -16,9 +15,15 @@ namespace accelcheck::gemini {
 namespace {
 
 template <size_t N>
-using Keys = std::array<std::string_view, N>;
+using Keys = JsonKeys<N>;
 
-// The object kinds of the IR whose keys Fields() reads.
+// How the IR's decoding problems are reported (docs/formats/gemini.md §4).
+const JsonSchemaRules kSchemaRules{&rules::kJsonSyntax,       &rules::kSchemaType,
+                                   &rules::kJsonNumberRange,  &rules::kSchemaMissingKey,
+                                   &rules::kSchemaUnknownKey, &rules::kJsonDuplicateKey};
+
+// The object kinds of the IR whose keys Fields() reads, each with its own
+// key order.
 enum class ObjectKind : uint8_t {
   kDestination,
   kDramIn,
@@ -35,59 +40,23 @@ enum class ObjectKind : uint8_t {
   kCount
 };
 
-// A writer emits every object of a kind with its keys in one order, so the
-// decoder predicts each key from the previous object of the kind: next[i] is
-// the key that followed key i there (next[kFirst] the first key). A correct
-// prediction is recognised without scanning the key.
-struct KeyOrder {
-  static constexpr size_t kFirst = 16;
-  std::array<uint8_t, kFirst + 1> next = [] {
-    std::array<uint8_t, kFirst + 1> sequential{};
-    for (size_t i = 0; i < kFirst; ++i) sequential[i] = static_cast<uint8_t>(i + 1);
-    sequential[kFirst] = 0;
-    return sequential;
-  }();
-};
-
-class Decoder {
+class Decoder : public JsonDecoder {
  public:
   Decoder(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
           const InputBuffer* input)
-      : reader_(text, limits.max_depth, input), sink_(sink), ir_(*ir), layers_(&ir->layers) {}
+      : JsonDecoder(text, limits, sink, kSchemaRules, input), ir_(*ir), layers_(&ir->layers) {}
 
   bool Run();
 
  private:
-  // Reports at the value being read.
-  void Report(const Rule& rule, std::string message) {
-    sink_.Report(rule, Location{reader_.offset(), std::nullopt, reader_.Pointer()},
-                 std::move(message));
-  }
-  bool ExpectKind(JsonKind want, std::string_view what);
-
-  // Value readers: each reads one value, reporting a type problem and
-  // skipping the value when it has the wrong type.
-  bool Int(int64_t* out);
-  bool Real(double* out);
-  bool Bool(bool* out);
-  bool String(std::string_view* out);
   bool Layer(uint32_t* out);
-  bool OptionalInt(std::optional<int64_t>* out);
-  bool IntList(std::vector<int64_t>* out);
-  template <size_t N>
-  bool IntArray(std::array<int64_t, N>* out);
   bool Coordinates(std::array<int64_t, 4>* out) { return IntArray(out); }
   bool RangePair(Range* out);  // [[lower], [upper]]
-  template <typename T, typename F>
-  bool List(std::vector<T>* out, F&& read_one);
 
-  // Iterates an object's keys: known ones go to `read(index)`, unknown ones
-  // are reported and skipped, duplicates reported. Returns the keys seen.
   template <size_t N, typename F>
-  uint64_t Fields(const Keys<N>& keys, ObjectKind kind, F&& read);
-  template <size_t N>
-  void RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required, uint64_t object_offset,
-                   std::string_view what);
+  uint64_t Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
+    return JsonDecoder::Fields(keys, key_orders_[static_cast<size_t>(kind)], std::forward<F>(read));
+  }
 
   void Top();
   void Dram();
@@ -106,8 +75,7 @@ class Decoder {
   void Wl0EntryObject(Wl0Entry* e);
   void Rings(std::vector<std::pair<int64_t, int64_t>>* rings);
 
-  JsonReader reader_;
-  std::array<KeyOrder, static_cast<size_t>(ObjectKind::kCount)> key_orders_{};
+  std::array<JsonKeyOrder, static_cast<size_t>(ObjectKind::kCount)> key_orders_{};
   // TileInfo's working lists, kept across workloads.
   struct TileKey {
     int64_t k;
@@ -118,106 +86,15 @@ class Decoder {
   std::vector<TileKey> tile_keys_;
   std::vector<Tile> tile_scratch_;
   size_t last_tile_count_ = 0;
-  DiagnosticSink& sink_;
   Ir& ir_;
   LayerTable layers_;
 };
-
-bool Decoder::ExpectKind(JsonKind want, std::string_view what) {
-  const JsonKind kind = reader_.Peek();
-  if (kind == want || reader_.failed()) return kind == want;
-  if (kind == JsonKind::kInvalid) {
-    reader_.Skip();  // records the syntax error
-    return false;
-  }
-  Report(rules::kSchemaType, Str("expected ", what, " but found ", JsonKindName(kind)));
-  reader_.Skip();
-  return false;
-}
-
-bool Decoder::Int(int64_t* out) {
-  if (reader_.TryReadInt(out)) return true;
-  if (!ExpectKind(JsonKind::kNumber, "an integer")) return false;
-  JsonNumber number;
-  const uint64_t at = reader_.offset();
-  if (!reader_.ReadNumber(&number)) return false;
-  if (!number.integral || !number.fits) {
-    sink_.Report(rules::kJsonNumberRange, Location{at, reader_.offset() - at, reader_.Pointer()},
-                 number.integral ? Str("integer does not fit in 64 bits")
-                                 : Str("expected an integer but found ", number.real));
-    return false;
-  }
-  *out = number.integer;
-  return true;
-}
-
-bool Decoder::Real(double* out) {
-  if (!ExpectKind(JsonKind::kNumber, "a number")) return false;
-  JsonNumber number;
-  if (!reader_.ReadNumber(&number)) return false;
-  *out = number.real;
-  return true;
-}
-
-bool Decoder::Bool(bool* out) {
-  const JsonKind kind = reader_.Peek();
-  if (kind != JsonKind::kTrue && kind != JsonKind::kFalse) {
-    ExpectKind(JsonKind::kTrue, "a boolean");
-    return false;
-  }
-  return reader_.ReadBool(out);
-}
-
-bool Decoder::String(std::string_view* out) {
-  return ExpectKind(JsonKind::kString, "a string") && reader_.ReadString(out);
-}
 
 bool Decoder::Layer(uint32_t* out) {
   std::string_view name;
   if (!String(&name)) return false;
   *out = layers_.Intern(name);
   return true;
-}
-
-bool Decoder::OptionalInt(std::optional<int64_t>* out) {
-  if (reader_.Peek() == JsonKind::kNull) {
-    out->reset();
-    return reader_.ReadNull();
-  }
-  int64_t value;
-  if (!Int(&value)) return false;
-  *out = value;
-  return true;
-}
-
-bool Decoder::IntList(std::vector<int64_t>* out) {
-  if (reader_.TryReadIntList(out)) return true;
-  return List(out, [this](int64_t* v) { Int(v); });
-}
-
-template <size_t N>
-bool Decoder::IntArray(std::array<int64_t, N>* out) {
-  if (reader_.TryReadInts(out->data(), N)) return true;
-  if (!ExpectKind(JsonKind::kArray, "a list")) return false;
-  const uint64_t at = reader_.offset();
-  reader_.BeginArray();
-  size_t count = 0;
-  bool ok = true;
-  while (reader_.NextElement()) {
-    if (count < N) {
-      ok = Int(&(*out)[count]) && ok;
-    } else {
-      reader_.Skip();
-    }
-    ++count;
-  }
-  if (reader_.failed()) return false;
-  if (count != N) {
-    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, reader_.Pointer()},
-                 Str("expected a list of ", N, " integers but found ", count, " elements"));
-    return false;
-  }
-  return ok;
 }
 
 bool Decoder::RangePair(Range* out) {
@@ -245,105 +122,12 @@ bool Decoder::RangePair(Range* out) {
   return ok;
 }
 
-template <typename T, typename F>
-bool Decoder::List(std::vector<T>* out, F&& read_one) {
-  if (!ExpectKind(JsonKind::kArray, "a list")) return false;
-  reader_.BeginArray();
-  while (reader_.NextElement()) {
-    out->emplace_back();
-    read_one(&out->back());
-    if (sink_.full()) {
-      while (reader_.NextElement()) reader_.Skip();
-      break;
-    }
-  }
-  return !reader_.failed();
-}
-
-template <size_t N>
-int KeyIndex(const Keys<N>& keys, std::string_view key) {
-  for (size_t i = 0; i < N; ++i) {
-    if (keys[i].size() == key.size() && std::memcmp(keys[i].data(), key.data(), key.size()) == 0) {
-      return static_cast<int>(i);
-    }
-  }
-  return -1;
-}
-
-template <size_t N, typename F>
-uint64_t Decoder::Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
-  static_assert(N < KeyOrder::kFirst);
-  KeyOrder& order = key_orders_[static_cast<size_t>(kind)];
-  uint64_t seen = 0;
-  std::set<std::string, std::less<>> unknown;  // a set: an object may hold any number of them
-  std::string_view key;
-  uint64_t key_offset = 0;
-  size_t previous = KeyOrder::kFirst;
-  reader_.BeginObject();
-  while (true) {
-    const size_t predicted = order.next[previous] < N ? order.next[previous] : 0;
-    if (!reader_.NextKey(&key, &key_offset, keys[predicted])) break;
-    // A matched prediction comes back as the expected view itself.
-    const int index =
-        key.data() == keys[predicted].data() ? static_cast<int>(predicted) : KeyIndex(keys, key);
-    if (index >= 0) {
-      order.next[previous] = static_cast<uint8_t>(index);
-      previous = static_cast<size_t>(index);
-    }
-    if (index < 0) {
-      const bool repeated = unknown.find(key) != unknown.end();
-      if (repeated) {
-        sink_.Report(rules::kJsonDuplicateKey,
-                     Location{key_offset, key.size() + 2, reader_.Pointer()},
-                     Str("key ", Quoted(key), " appears twice in one object"));
-      } else {
-        sink_.Report(rules::kSchemaUnknownKey,
-                     Location{key_offset, key.size() + 2, reader_.Pointer()},
-                     Str("key ", Quoted(key), " is not defined for this object"));
-        unknown.emplace(key);
-      }
-      reader_.Skip();
-      continue;
-    }
-    const uint64_t bit = uint64_t{1} << index;
-    if (seen & bit) {
-      sink_.Report(rules::kJsonDuplicateKey,
-                   Location{key_offset, key.size() + 2, reader_.Pointer()},
-                   Str("key ", Quoted(key), " appears twice in one object"));
-      reader_.Skip();
-      continue;
-    }
-    seen |= bit;
-    read(index);
-  }
-  return seen;
-}
-
-template <size_t N>
-void Decoder::RequireKeys(const Keys<N>& keys, uint64_t seen, uint64_t required,
-                          uint64_t object_offset, std::string_view what) {
-  // After an object, the reader's pointer still names it.
-  if ((seen & required) == required || reader_.failed()) return;
-  for (size_t i = 0; i < N; ++i) {
-    const uint64_t bit = uint64_t{1} << i;
-    if ((required & bit) && !(seen & bit)) {
-      sink_.Report(rules::kSchemaMissingKey,
-                   Location{object_offset, std::nullopt, reader_.Pointer()},
-                   Str(what, " has no key ", Quoted(keys[i])));
-    }
-  }
-}
-
-constexpr uint64_t Bits(std::initializer_list<int> indices) {
-  uint64_t mask = 0;
-  for (int i : indices) mask |= uint64_t{1} << i;
-  return mask;
-}
+constexpr uint64_t Bits(std::initializer_list<int> indices) { return KeyBits(indices); }
 
 // Reads a string field whose value must be one of `names`; returns the index.
 template <size_t N>
 std::optional<size_t> EnumIndex(const Keys<N>& names, std::string_view value) {
-  const int index = KeyIndex(names, value);
+  const int index = JsonKeyIndex(names, value);
   if (index < 0) return std::nullopt;
   return static_cast<size_t>(index);
 }
@@ -1023,7 +807,7 @@ void Decoder::Top() {
   reader_.BeginObject();
   while (reader_.NextKey(&key, &key_offset)) {
     const Location at{key_offset, key.size() + 2, reader_.Pointer()};
-    const int index = KeyIndex(kKeys, key);
+    const int index = JsonKeyIndex(kKeys, key);
     if (index >= 0) {
       const uint64_t bit = uint64_t{1} << index;
       if (seen & bit) {
@@ -1086,13 +870,7 @@ void Decoder::Top() {
 
 bool Decoder::Run() {
   Top();
-  reader_.Finish();
-  if (!reader_.failed()) return true;
-  const Rule& rule = reader_.failure() == JsonReader::Failure::kDepth ? core_rules::kLimitDepth
-                                                                      : rules::kJsonSyntax;
-  sink_.Report(rule, Location{reader_.error_offset(), std::nullopt, reader_.Pointer()},
-               reader_.error());
-  return false;
+  return Finish();
 }
 
 }  // namespace
