@@ -291,6 +291,29 @@ TEST(SarifReportTest, HasEveryFieldCodeScanningNeeds) {
   EXPECT_EQ(run["invocations"][0]["executionSuccessful"], true);
 }
 
+// Bytes of a file the input names (a Tensil .tprog): the offset counts from
+// the member's start, and every writer says which member.
+TEST(ReportTest, AMemberLocationNamesItsMemberInEveryWriter) {
+  std::vector<FileResult> results;
+  results.push_back(Result("m.tmodel", "tensil"));
+  Location location = At(0x30, 8, "prog[6]");
+  location.member = "m.tprog";
+  results[0].sink.Report(kBounds, location, "out of range");
+
+  EXPECT_EQ(WriteText(results).substr(0, 60),
+            "m.tmodel(m.tprog):0x30: error[test.segment.bounds]: prog[6]:");
+  const json report = json::parse(WriteJson(results));
+  EXPECT_EQ(report["files"][0]["diagnostics"][0]["member"], "m.tprog");
+  EXPECT_EQ(report["files"][0]["diagnostics"][0]["offset"], 0x30);
+
+  const json sarif = json::parse(WriteSarif(results, kCatalogue));
+  const json& where = sarif["runs"][0]["results"][0]["locations"][0];
+  EXPECT_FALSE(where["physicalLocation"]["region"].contains("byteOffset"));
+  EXPECT_EQ(where["properties"]["member"]["name"], "m.tprog");
+  EXPECT_EQ(where["properties"]["member"]["byteOffset"], 0x30);
+  EXPECT_EQ(where["properties"]["member"]["byteLength"], 8);
+}
+
 TEST(SarifReportTest, ExecutionFailsWhenALimitIsHit) {
   std::vector<FileResult> results;
   results.push_back(Result("a.pte", "pte"));

@@ -35,15 +35,20 @@ struct Rule {
   std::string_view source;  // spec section and upstream source it comes from
 };
 
-// Where a problem is. Either part may be missing: a byte offset is given when
-// the bytes are known, an object path when the object is.
 // A format's rule table: pointers to the Rule objects diagnostics refer to.
 using RuleTable = std::span<const Rule* const>;
 
+// Where a problem is. Any part may be missing: a byte offset is given when
+// the bytes are known, an object path when the object is. The path is a JSON
+// pointer in JSON documents ("/0/12/buffer/3") and a dotted path in binary
+// ones ("execution_plan[0].values[12].val.sizes[2]"). When the bytes lie in
+// a member of a container or in a file the input names (a Tensil .tprog),
+// `member` names it and `offset` counts from its start.
 struct Location {
   std::optional<uint64_t> offset;
   std::optional<uint64_t> length;
-  std::string path;  // "execution_plan[0].values[12].val.sizes[2]"
+  std::string path;
+  std::string member = {};
 };
 
 struct Diagnostic {

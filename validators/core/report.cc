@@ -93,7 +93,8 @@ Json DiagnosticJson(const Diagnostic& d) {
               {"message", d.message},
               {"offset", OptionalNumber(d.location.offset)},
               {"length", OptionalNumber(d.location.length)},
-              {"path", d.location.path.empty() ? Json(nullptr) : Json(d.location.path)}};
+              {"path", d.location.path.empty() ? Json(nullptr) : Json(d.location.path)},
+              {"member", d.location.member.empty() ? Json(nullptr) : Json(d.location.member)}};
 }
 
 Json FileJson(const FileResult& result) {
@@ -166,6 +167,7 @@ std::string Fingerprint(const Diagnostic& d) {
   };
   mix(d.rule->id);
   mix(d.location.path);
+  if (!d.location.member.empty()) mix(d.location.member);
   mix(d.file);
   char buffer[20];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
@@ -184,11 +186,19 @@ Json SarifRule(const Rule& rule) {
 }
 
 Json SarifResult(const Diagnostic& d, size_t rule_index) {
+  // The region's bytes are the artifact's own: bytes of a member are given
+  // with the member's name as properties of the location instead.
   Json region = {{"startLine", 1}};
-  if (d.location.offset) region["byteOffset"] = *d.location.offset;
-  if (d.location.length) region["byteLength"] = *d.location.length;
+  Json member = Json::object();
+  Json& bytes = d.location.member.empty() ? region : member;
+  if (d.location.offset) bytes["byteOffset"] = *d.location.offset;
+  if (d.location.length) bytes["byteLength"] = *d.location.length;
   Json location = {{"physicalLocation",
                     {{"artifactLocation", {{"uri", PathToUri(d.file)}}}, {"region", region}}}};
+  if (!d.location.member.empty()) {
+    member["name"] = d.location.member;
+    location["properties"] = {{"member", member}};
+  }
   if (!d.location.path.empty()) {
     location["logicalLocations"] =
         Json::array({{{"fullyQualifiedName", d.location.path}, {"kind", "object"}}});
@@ -331,7 +341,10 @@ std::string WriteReport(ReportFormat format, std::span<const FileResult> results
 }
 
 std::string TextLine(const Diagnostic& d) {
+  // "model.tmodel(model.tprog):0x30" for bytes of a member, as linkers name
+  // archive members.
   std::string out = OneLine(d.file);
+  if (!d.location.member.empty()) out += "(" + OneLine(d.location.member) + ")";
   if (d.location.offset) out += ":" + Hex(*d.location.offset);
   out += Str(": ", SeverityName(d.severity), "[", d.rule->id, "]: ");
   if (!d.location.path.empty()) out += OneLine(d.location.path) + ": ";
