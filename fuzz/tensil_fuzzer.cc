@@ -151,10 +151,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   DiagnosticSink sink(Profile{}, "fuzz-input");
   const Deadline unlimited(0);  // libFuzzer's -timeout bounds the time
-  CheckInstructions(program, arch, *layout, unlimited, sink);
+  CheckInstructions(Program{program, ""}, arch, *layout, unlimited, sink);
   CheckDiagnostics(sink);
   if (sink.blocking_count() != 0) return 0;
-  CheckDataflow(program, BareModel(arch), *layout, unlimited, sink);
+  CheckDataflow(Program{program, ""}, BareModel(arch), *layout, unlimited, sink);
   CheckDiagnostics(sink);
 
   const size_t emulated =

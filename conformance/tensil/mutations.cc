@@ -81,125 +81,125 @@ std::vector<Mutation> Table() {
   return {
       {&rules::kJsonSyntax,
        [](Bundle& c) {
-         c.model_text = "{\"name\": ";
-         return std::string();
+         c.model_text = "{\"prog\": ";
+         return std::string("/prog");
        }},
       {&rules::kArchMismatch,
        [](Bundle& c) {
          c.tarch = c.arch();
          (*c.tarch)["local_depth"] = 2 * ArchValue(c, "local_depth");
-         return std::string("arch.local_depth");
+         return std::string("/arch/local_depth");
        }},
       {&rules::kKeyMissing,
        [](Bundle& c) {
          c.model.erase("name");
-         return std::string("name");
+         return std::string("");
        }},
       {&rules::kKeyType,
        [](Bundle& c) {
          c.model["inputs"][0]["base"] = "0";
-         return std::string("inputs[0].base");
+         return std::string("/inputs/0/base");
        }},
       {&rules::kUnknownKey,
        [](Bundle& c) {
          c.model["extra"] = 1;
-         return std::string("extra");
+         return std::string("/extra");
        }},
       {&rules::kLegacySchema,
        [](Bundle& c) {
          c.model.erase("load_consts_to_local");
-         return std::string("load_consts_to_local");
+         return std::string("");
        }},
       {&rules::kArchPositive,
        [](Bundle& c) {
          c.arch()["local_depth"] = 0;
-         return std::string("arch.local_depth");
+         return std::string("/arch/local_depth");
        }},
       {&rules::kArchDataType,
        [](Bundle& c) {
          c.arch()["data_type"] = "FP64";
-         return std::string("arch.data_type");
+         return std::string("/arch/data_type");
        }},
       {&rules::kArchThreads,
        [](Bundle& c) {
          c.arch()["number_of_threads"] = 3;
-         return std::string("arch.number_of_threads");
+         return std::string("/arch/number_of_threads");
        },
        {&rules::kArchHeaderWidth}},
       {&rules::kArchHeaderWidth,
        [](Bundle& c) {
          c.arch()["number_of_threads"] = 4;
-         return std::string("arch.number_of_threads");
+         return std::string("/arch/number_of_threads");
        },
        {&rules::kArchThreads}},
       {&rules::kArchOperandWidth,
        [](Bundle& c) {
          c.arch()["dram0_depth"] = uint64_t{1} << 62;
          c.arch()["stride1_depth"] = 1 << 20;
-         return std::string("arch");
+         return std::string("/arch");
        },
        {&rules::kArchDepthRange}},
       {&rules::kArchFloat32,
        [](Bundle& c) {
          c.arch()["data_type"] = "FLOAT32";
          ZeroConstants(c, ConstRows(c));
-         return std::string("arch.data_type");
+         return std::string("/arch/data_type");
        }},
       {&rules::kArchArraySizeRange,
        [](Bundle& c) {
          c.arch()["array_size"] = 1;
-         return std::string("arch.array_size");
+         return std::string("/arch/array_size");
        },
        {&rules::kTdataSize, &rules::kLoadWeightsOversize}},
       {&rules::kArchDepthRange,
        [](Bundle& c) {
          c.arch()["local_depth"] = 1 << 17;
-         return std::string("arch.local_depth");
+         return std::string("/arch/local_depth");
        }},
       {&rules::kModelFileMissing,
        [](Bundle& c) {
          c.name_files = false;
          c.model["prog"]["file_name"] = "absent.tprog";
-         return std::string("prog.file_name");
+         return std::string("/prog/file_name");
        }},
       {&rules::kModelProgSize,
        [](Bundle& c) {
          c.fix_prog_size = false;
          c.model["prog"]["size"] = 42;
-         return std::string("prog.size");
+         return std::string("/prog/size");
        }},
       {&rules::kModelProgEmpty,
        [](Bundle& c) {
          c.program.clear();
-         return std::string("prog.size");
+         return std::string("/prog/size");
        }},
       {&rules::kModelProgMultiple,
        [](Bundle& c) {
          c.fix_prog_size = false;
          c.model["prog"]["size"] = 31;
-         return std::string("prog.size");
+         return std::string("/prog/size");
        },
        {&rules::kModelProgSize}},
       {&rules::kModelConstsEmpty,
        [](Bundle& c) {
          c.model["consts"] = json::array();
-         return std::string("consts");
+         return std::string("/consts");
        }},
       {&rules::kModelConstsSize,
        [](Bundle& c) {
          c.model["consts"][0]["size"] = 0;
          c.tdata.clear();
-         return std::string("consts[0].size");
+         return std::string("/consts/0/size");
        }},
       {&rules::kModelConstsCount,
        [](Bundle& c) {
          c.model["consts"].push_back(c.model["consts"][0]);
-         return std::string("consts");
+         return std::string("/consts");
        }},
       {&rules::kModelConstsBase,
        [](Bundle& c) {
          c.model["consts"][0]["base"] = 1;
-         return std::string("consts[0].base");
+         return std::string("/consts/0/base");
        },
        {&rules::kFlowUninitialized}},
       {&rules::kModelConstsRange,
@@ -207,27 +207,27 @@ std::vector<Mutation> Table() {
          const uint64_t rows = ArchValue(c, "dram1_depth") + 44;
          c.model["consts"][0]["size"] = rows;
          ZeroConstants(c, rows);
-         return std::string("consts[0]");
+         return std::string("/consts/0");
        }},
       {&rules::kModelIoEmpty,
        [](Bundle& c) {
          c.model["inputs"] = json::array();
-         return std::string("inputs");
+         return std::string("/inputs");
        }},
       {&rules::kModelIoName,
        [](Bundle& c) {
          c.model["inputs"][0]["name"] = "";
-         return std::string("inputs[0].name");
+         return std::string("/inputs/0/name");
        }},
       {&rules::kModelIoSize,
        [](Bundle& c) {
          c.model["outputs"][0]["size"] = 0;
-         return std::string("outputs[0].size");
+         return std::string("/outputs/0/size");
        }},
       {&rules::kModelIoRange,
        [](Bundle& c) {
          c.model["outputs"][0]["base"] = ArchValue(c, "dram0_depth");
-         return std::string("outputs[0]");
+         return std::string("/outputs/0");
        },
        {&rules::kModelProbeRows}},
       {&rules::kModelIoCount,
@@ -235,38 +235,38 @@ std::vector<Mutation> Table() {
          const uint64_t past = PastIo(c);
          for (uint64_t i = 0; i < 4; ++i)
            c.model["inputs"].push_back({{"name", Str("x", i)}, {"base", past + i}, {"size", 1}});
-         return std::string("inputs");
+         return std::string("/inputs");
        }},
       {&rules::kModelIoOverlap,
        [](Bundle& c) {
          c.model["inputs"].push_back(
              {{"name", "z"}, {"base", c.model["inputs"][0]["base"]}, {"size", 1}});
-         return std::string("inputs[1]");
+         return std::string("/inputs/1");
        }},
       {&rules::kModelIoOrder,
        [](Bundle& c) {
          // A new input past the others, listed first.
          const json first = {{"name", "z"}, {"base", PastIo(c)}, {"size", 1}};
          c.model["inputs"].insert(c.model["inputs"].begin(), first);
-         return std::string("inputs[1].base");
+         return std::string("/inputs/1/base");
        }},
       {&rules::kModelProbeRows,
        [](Bundle& c) {
          c.model["inputs"][0]["base"] = 254;
          c.program[1] = "DataMove dram0->local local=3 dram0=254 size=0";
-         return std::string("inputs[0]");
+         return std::string("/inputs/0");
        }},
       {&rules::kTdataSize,
        [](Bundle& c) {
          c.tdata.resize(10);
-         return std::string("consts[0]");
+         return std::string("/consts/0");
        }},
       {&rules::kTdataFp18Padding,
        [](Bundle& c) {
          c.arch()["data_type"] = "FP18BP10";
          ZeroConstants(c, ConstRows(c));
          c.tdata[7] = 0x80;
-         return std::string("consts[0].data");
+         return std::string("/consts/0");
        }},
       {&rules::kTdataNonFinite,
        [](Bundle& c) {
@@ -274,7 +274,7 @@ std::vector<Mutation> Table() {
          ZeroConstants(c, ConstRows(c));
          c.tdata[4] = 0x7f;
          c.tdata[5] = 0x80;
-         return std::string("consts[0].data");
+         return std::string("/consts/0");
        },
        {&rules::kArchFloat32}},
       {&rules::kProgTruncated,
@@ -357,7 +357,7 @@ std::vector<Mutation> Table() {
       {&rules::kFlowOutputUnwritten,
        [](Bundle& c) {
          c.program.pop_back();
-         return std::string("outputs[0]");
+         return std::string("/outputs/0");
        }},
       {&rules::kFlowResetWeights,
        [](Bundle& c) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/tensil/fixture.h"
+#include "validators/core/core_rules.h"
 #include "validators/tensil/rules.h"
 
 namespace accelcheck::tensil {
@@ -28,40 +29,40 @@ const char kAppended[] = "prog[8]";
 std::vector<Expected> ExpectedLocations() {
   using namespace rules;
   return {
-      {&kJsonSyntax, ""},
-      {&kArchMismatch, "arch.local_depth"},
-      {&kKeyMissing, "name"},
-      {&kKeyType, "inputs[0].base"},
-      {&kUnknownKey, "extra"},
-      {&kLegacySchema, "load_consts_to_local"},
-      {&kArchPositive, "arch.local_depth"},
-      {&kArchDataType, "arch.data_type"},
-      {&kArchThreads, "arch.number_of_threads"},
-      {&kArchHeaderWidth, "arch.number_of_threads"},
-      {&kArchOperandWidth, "arch"},
-      {&kArchFloat32, "arch.data_type"},
-      {&kArchArraySizeRange, "arch.array_size"},
-      {&kArchDepthRange, "arch.local_depth"},
-      {&kModelFileMissing, "prog.file_name"},
-      {&kModelProgSize, "prog.size"},
-      {&kModelProgEmpty, "prog.size"},
-      {&kModelProgMultiple, "prog.size"},
-      {&kModelConstsEmpty, "consts"},
-      {&kModelConstsSize, "consts[0].size"},
-      {&kModelConstsCount, "consts"},
-      {&kModelConstsBase, "consts[0].base"},
-      {&kModelConstsRange, "consts[0]"},
-      {&kModelIoEmpty, "inputs"},
-      {&kModelIoName, "inputs[0].name"},
-      {&kModelIoSize, "outputs[0].size"},
-      {&kModelIoRange, "outputs[0]"},
-      {&kModelIoCount, "inputs"},
-      {&kModelIoOverlap, "inputs[1]"},
-      {&kModelIoOrder, "inputs[1].base"},
-      {&kModelProbeRows, "inputs[0]"},
-      {&kTdataSize, "consts[0]"},
-      {&kTdataFp18Padding, "consts[0].data"},
-      {&kTdataNonFinite, "consts[0].data"},
+      {&kJsonSyntax, "/prog"},
+      {&kArchMismatch, "/arch/local_depth"},
+      {&kKeyMissing, ""},
+      {&kKeyType, "/inputs/0/base"},
+      {&kUnknownKey, "/extra"},
+      {&kLegacySchema, ""},
+      {&kArchPositive, "/arch/local_depth"},
+      {&kArchDataType, "/arch/data_type"},
+      {&kArchThreads, "/arch/number_of_threads"},
+      {&kArchHeaderWidth, "/arch/number_of_threads"},
+      {&kArchOperandWidth, "/arch"},
+      {&kArchFloat32, "/arch/data_type"},
+      {&kArchArraySizeRange, "/arch/array_size"},
+      {&kArchDepthRange, "/arch/local_depth"},
+      {&kModelFileMissing, "/prog/file_name"},
+      {&kModelProgSize, "/prog/size"},
+      {&kModelProgEmpty, "/prog/size"},
+      {&kModelProgMultiple, "/prog/size"},
+      {&kModelConstsEmpty, "/consts"},
+      {&kModelConstsSize, "/consts/0/size"},
+      {&kModelConstsCount, "/consts"},
+      {&kModelConstsBase, "/consts/0/base"},
+      {&kModelConstsRange, "/consts/0"},
+      {&kModelIoEmpty, "/inputs"},
+      {&kModelIoName, "/inputs/0/name"},
+      {&kModelIoSize, "/outputs/0/size"},
+      {&kModelIoRange, "/outputs/0"},
+      {&kModelIoCount, "/inputs"},
+      {&kModelIoOverlap, "/inputs/1"},
+      {&kModelIoOrder, "/inputs/1/base"},
+      {&kModelProbeRows, "/inputs/0"},
+      {&kTdataSize, "/consts/0"},
+      {&kTdataFp18Padding, "/consts/0"},
+      {&kTdataNonFinite, "/consts/0"},
       {&kProgTruncated, "prog"},
       {&kInstrTid, kAppended},
       {&kInstrOpcode, kAppended},
@@ -88,7 +89,7 @@ std::vector<Expected> ExpectedLocations() {
       {&kSimdOpUnemulated, kAppended},
       {&kWaitOperands, kAppended},
       {&kFlowUninitialized, kAppended},
-      {&kFlowOutputUnwritten, "outputs[0]"},
+      {&kFlowOutputUnwritten, "/outputs/0"},
       {&kFlowResetWeights, "prog[2]"},
       {&kFlowAccumulateUnwritten, kAppended},
   };
@@ -137,7 +138,7 @@ TEST(TensilRules, EveryRuleHasANegativeCase) {
 TEST(TensilRules, NegativeSizeIsAKeyType) {
   Bundle bundle = conformance::TinyBundle();
   bundle.model["outputs"][0]["size"] = -1;
-  EXPECT_TRUE(Reports(ValidateBundle(bundle), rules::kKeyType, "outputs[0].size"));
+  EXPECT_TRUE(Reports(ValidateBundle(bundle), rules::kKeyType, "/outputs/0/size"));
 }
 
 // An instruction that moves the probe rows, not only an input or output
@@ -159,15 +160,36 @@ TEST(TensilRules, InstructionLocationsAreByteRanges) {
   EXPECT_EQ(where.length, 6u);
 }
 
+DiagnosticSink ValidateText(const std::string& text) {
+  DiagnosticSink sink(Profile{}, "bad.tmodel");
+  TensilFormat().Validate(
+      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}),
+      ValidateContext{}, sink);
+  return sink;
+}
+
 TEST(TensilRules, JsonSyntax) {
-  for (std::string text :
-       {std::string("{"), std::string("[1]"), std::string(100, '[') + std::string(100, ']')}) {
-    DiagnosticSink sink(Profile{}, "bad.tmodel");
-    TensilFormat().Validate(
-        InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}),
-        ValidateContext{}, sink);
-    EXPECT_TRUE(sink.Has(rules::kJsonSyntax)) << text.substr(0, 10) << "\n" << Describe(sink);
+  for (const std::string text : {"{", "[1]", "{\"name\": tru}"}) {
+    const DiagnosticSink sink = ValidateText(text);
+    EXPECT_TRUE(sink.Has(rules::kJsonSyntax)) << text << "\n" << Describe(sink);
   }
+}
+
+// Nesting is bounded by --max-depth like every other format's.
+TEST(TensilRules, NestingBeyondTheDepthLimitIsALimit) {
+  const std::string deep = "{\"name\": " + std::string(100, '[') + std::string(100, ']') + "}";
+  const DiagnosticSink sink = ValidateText(deep);
+  EXPECT_TRUE(sink.Has(core_rules::kLimitDepth)) << Describe(sink);
+  EXPECT_FALSE(sink.Has(rules::kJsonSyntax)) << Describe(sink);
+}
+
+// JSON values are reported at their byte offset with their JSON pointer.
+TEST(TensilRules, ManifestDiagnosticsHaveByteOffsets) {
+  Bundle bundle = conformance::TinyBundle();
+  bundle.model["inputs"][0]["base"] = "0";
+  const DiagnosticSink sink = ValidateBundle(bundle);
+  ASSERT_TRUE(Reports(sink, rules::kKeyType, "/inputs/0/base")) << Describe(sink);
+  for (const Diagnostic& d : sink.diagnostics()) EXPECT_TRUE(d.location.offset) << d.message;
 }
 
 TEST(TensilRules, ArchMismatchWithNamedTarch) {
@@ -180,7 +202,7 @@ TEST(TensilRules, ArchMismatchWithNamedTarch) {
   const auto result = ValidateCase(c);
   EXPECT_TRUE(result.sink.Has(rules::kArchMismatch)) << Describe(result.sink);
   ASSERT_FALSE(result.sink.diagnostics().empty());
-  EXPECT_EQ(result.sink.diagnostics().front().location.path, "arch.local_depth");
+  EXPECT_EQ(result.sink.diagnostics().front().location.path, "/arch/local_depth");
 
   fixture::WriteFile(path, fixture::TinyArch().dump());
   EXPECT_TRUE(ValidateCase(c).sink.diagnostics().empty());

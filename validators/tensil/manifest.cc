@@ -1,11 +1,12 @@
-// Decoding of .tarch and .tmodel, one small check per rule.
+// Decoding of .tarch and .tmodel with the core JSON decoder, one small check
+// per rule.
 #include "validators/tensil/manifest.h"
 
 #include <algorithm>
-#include <set>
 #include <string_view>
 
 #include "validators/core/checked.h"
+#include "validators/core/json_decoder.h"
 #include "validators/core/text.h"
 #include "validators/tensil/rules.h"
 
@@ -13,162 +14,294 @@ namespace accelcheck::tensil {
 
 namespace {
 
-using nlohmann::json;
-
 constexpr uint64_t kMaxInt = 0x7fffffff;              // Scala Int
 constexpr uint64_t kMaxLong = 0x7fffffffffffffffull;  // Scala Long
-constexpr int kMaxNesting = 64;
 
-std::string Join(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : Str(path, ".", key);
+// upickle ignores unknown keys and keeps the last of a repeated one
+// (docs/formats/tensil.md §7 TNS-1).
+const JsonSchemaRules kSchemaRules{&rules::kJsonSyntax, &rules::kKeyType,    &rules::kKeyType,
+                                   &rules::kKeyMissing, &rules::kUnknownKey, nullptr};
+
+// The keys of each object, in the order the compiler writes them.
+constexpr JsonKeys<11> kArchKeys = {
+    "data_type",     "array_size",        "dram0_depth",          "dram1_depth",
+    "local_depth",   "accumulator_depth", "simd_registers_depth", "stride0_depth",
+    "stride1_depth", "number_of_threads", "thread_queue_depth"};
+constexpr uint64_t kArchRequired = KeyBits({0, 1, 2, 3, 4, 5, 6, 7, 8});
+constexpr uint64_t kArchLegacy = KeyBits({9, 10});  // added in 2022
+
+constexpr JsonKeys<7> kModelKeys = {
+    "name", "prog", "consts", "inputs", "outputs", "arch", "load_consts_to_local"};
+constexpr uint64_t kModelRequired = KeyBits({0, 1, 2, 3, 4, 5});
+constexpr uint64_t kModelLegacy = KeyBits({6});
+
+constexpr JsonKeys<2> kProgKeys = {"file_name", "size"};
+constexpr JsonKeys<3> kFileKeys = {"file_name", "base", "size"};
+constexpr JsonKeys<3> kIoKeys = {"name", "base", "size"};
+
+std::string Pointer(std::string_view object, std::string_view key) {
+  return Str(object, "/", PointerToken(key));
 }
 
-// Reads the keys of one JSON object, reporting missing keys, wrong types and,
-// at the end, the keys nobody asked for.
-class ObjectReader {
- public:
-  ObjectReader(const json& object, std::string path, DiagnosticSink& sink)
-      : object_(object), path_(std::move(path)), sink_(sink) {}
-
-  // The value, or nothing (reported as missing unless the key is legacy).
-  const json* Find(std::string_view key, bool legacy = false) {
-    read_.insert(std::string(key));
-    const auto it = object_.find(std::string(key));
-    if (it != object_.end()) return &*it;
-    if (legacy) {
-      legacy_missing_.push_back(Join(path_, key));
-    } else {
-      sink_.Report(rules::kKeyMissing, AtPath(Join(path_, key)),
-                   Str("required key ", Quoted(key), " is missing"));
-    }
-    return nullptr;
-  }
-
-  // An integer in [0, max]; a negative one is returned as nothing after
-  // reporting, unless `signed_out` takes it.
-  std::optional<uint64_t> Integer(std::string_view key, uint64_t max, bool legacy = false,
-                                  std::optional<int64_t>* negative = nullptr) {
-    const json* value = Find(key, legacy);
-    if (value == nullptr) return std::nullopt;
-    const std::string path = Join(path_, key);
-    if (value->is_number_unsigned()) {
-      const uint64_t v = value->get<uint64_t>();
-      if (v <= max) return v;
-      sink_.Report(rules::kKeyType, AtPath(path),
-                   Str("value ", v, " exceeds the largest allowed ", max));
-      return std::nullopt;
-    }
-    if (value->is_number_integer() && negative != nullptr) {
-      *negative = value->get<int64_t>();
-      return std::nullopt;
-    }
-    if (value->is_number_integer()) {
-      sink_.Report(rules::kKeyType, AtPath(path),
-                   Str("expected a non-negative integer, found ", value->get<int64_t>()));
-      return std::nullopt;
-    }
-    sink_.Report(
-        rules::kKeyType, AtPath(path),
-        Str("expected an integer, found ", value->type_name(), " ", Quoted(value->dump())));
-    return std::nullopt;
-  }
-
-  std::optional<std::string> String(std::string_view key) {
-    const json* value = Find(key);
-    if (value == nullptr) return std::nullopt;
-    if (value->is_string()) return value->get<std::string>();
-    sink_.Report(rules::kKeyType, AtPath(Join(path_, key)),
-                 Str("expected a string, found ", value->type_name()));
-    return std::nullopt;
-  }
-
-  std::optional<bool> Bool(std::string_view key, bool legacy) {
-    const json* value = Find(key, legacy);
-    if (value == nullptr) return std::nullopt;
-    if (value->is_boolean()) return value->get<bool>();
-    sink_.Report(rules::kKeyType, AtPath(Join(path_, key)),
-                 Str("expected a boolean, found ", value->type_name()));
-    return std::nullopt;
-  }
-
-  // An object or array member, type-checked.
-  const json* Typed(std::string_view key, json::value_t type) {
-    const json* value = Find(key);
-    if (value == nullptr) return nullptr;
-    if (value->type() == type) return value;
-    sink_.Report(rules::kKeyType, AtPath(Join(path_, key)),
-                 Str("expected ", type == json::value_t::array ? "an array" : "an object",
-                     ", found ", value->type_name()));
-    return nullptr;
-  }
-
-  // Unknown keys are ignored by upickle: a warning (docs/formats/tensil.md §7 TNS-1).
-  void ReportUnknownKeys() {
-    for (const auto& [key, value] : object_.items()) {
-      if (read_.count(key) == 0) {
-        sink_.Report(rules::kUnknownKey, AtPath(Join(path_, key)),
-                     Str("unknown key ", Quoted(key), " is ignored by the Tensil tools"));
-      }
-    }
-  }
-
-  const std::vector<std::string>& legacy_missing() const { return legacy_missing_; }
-  const std::string& path() const { return path_; }
-
- private:
-  const json& object_;
-  std::string path_;
-  DiagnosticSink& sink_;
-  std::set<std::string> read_;
-  std::vector<std::string> legacy_missing_;
+// An architecture as decoded, and whether every value was read.
+struct DecodedArchitecture {
+  Architecture arch;
+  bool complete = true;
 };
 
-void ReportLegacy(const std::vector<std::string>& missing, DiagnosticSink& sink) {
-  if (missing.empty()) return;
-  std::string keys;
-  for (const std::string& key : missing) keys += (keys.empty() ? "" : ", ") + key;
-  sink.Report(
-      rules::kLegacySchema, AtPath(missing.front()),
-      Str("legacy schema: ", keys, " missing (written before 2022; current readers reject it)"));
+class ManifestDecoder : public JsonDecoder {
+ public:
+  ManifestDecoder(ByteView bytes, const Limits& limits, DiagnosticSink& sink, ValueOffsets& offsets)
+      : JsonDecoder(bytes, limits, sink, kSchemaRules), offsets_(offsets) {}
+
+  // The top-level value must be an object: anything else is not a Tensil
+  // document at all (tensil.json.syntax).
+  bool TopObject() {
+    const JsonKind kind = reader_.Peek();
+    if (kind == JsonKind::kObject) return true;
+    if (kind == JsonKind::kInvalid) {
+      reader_.Skip();  // records the syntax error
+      return false;
+    }
+    Report(rules::kJsonSyntax, Str("expected a JSON object, found ", JsonKindName(kind)));
+    reader_.Skip();
+    return false;
+  }
+
+  DecodedArchitecture Architecture();
+  void Model(tensil::Model* m, DecodedArchitecture* arch);
+
+ private:
+  // Records where the value about to be read is.
+  void Mark() {
+    reader_.Peek();
+    offsets_.Record(reader_.Pointer(), reader_.offset());
+  }
+  // An integer in [0, max]. A negative one is returned in `negative` when
+  // the caller gives it (the architecture reports it as not positive).
+  std::optional<uint64_t> Unsigned(uint64_t max, std::optional<int64_t>* negative = nullptr);
+  std::optional<std::string> Text() {
+    std::string_view value;
+    if (!String(&value)) return std::nullopt;
+    return std::string(value);
+  }
+  // The legacy keys of `legacy` not in `seen`: one tensil.json.legacy_schema
+  // report for the object.
+  template <size_t N>
+  void ReportLegacy(const JsonKeys<N>& keys, uint64_t seen, uint64_t legacy, uint64_t at);
+  std::optional<DataType> DataTypeValue();
+  void Prog(tensil::Model* m);
+  void FileEntries(std::vector<FileEntry>* entries);
+  void IoEntries(std::vector<IoEntry>* entries);
+
+  ValueOffsets& offsets_;
+  JsonKeyOrder arch_order_, model_order_, prog_order_, file_order_, io_order_;
+};
+
+std::optional<uint64_t> ManifestDecoder::Unsigned(uint64_t max, std::optional<int64_t>* negative) {
+  JsonNumber number;
+  const JsonKind kind = reader_.Peek();
+  const Location at = Here();
+  if (kind != JsonKind::kNumber) {
+    ExpectKind(JsonKind::kNumber, "an integer");
+    return std::nullopt;
+  }
+  if (!reader_.ReadNumber(&number)) return std::nullopt;
+  if (!number.integral) {
+    sink_.Report(rules::kKeyType, at, Str("expected an integer, found ", number.real));
+  } else if (!number.fits || (number.integer >= 0 && static_cast<uint64_t>(number.integer) > max)) {
+    sink_.Report(rules::kKeyType, at, Str("the value exceeds the largest allowed ", max));
+  } else if (number.integer < 0 && negative != nullptr) {
+    *negative = number.integer;
+  } else if (number.integer < 0) {
+    sink_.Report(rules::kKeyType, at,
+                 Str("expected a non-negative integer, found ", number.integer));
+  } else {
+    return static_cast<uint64_t>(number.integer);
+  }
+  return std::nullopt;
 }
 
-std::optional<DataType> DecodeDataType(ObjectReader& reader, DiagnosticSink& sink) {
-  const auto name = reader.String("data_type");
+template <size_t N>
+void ManifestDecoder::ReportLegacy(const JsonKeys<N>& keys, uint64_t seen, uint64_t legacy,
+                                   uint64_t at) {
+  std::string missing;
+  for (size_t i = 0; i < N; ++i) {
+    if ((legacy >> i & 1) && !(seen >> i & 1)) missing += Str(missing.empty() ? "" : ", ", keys[i]);
+  }
+  if (missing.empty() || reader_.failed()) return;
+  sink_.Report(
+      rules::kLegacySchema, Location{at, std::nullopt, reader_.Pointer()},
+      Str("legacy schema: ", missing, " missing (written before 2022; current readers reject it)"));
+}
+
+std::optional<DataType> ManifestDecoder::DataTypeValue() {
+  const Location at = Here();
+  const auto name = Text();
   if (!name) return std::nullopt;
   const auto type = DataTypeNamed(*name);
   if (!type) {
-    sink.Report(rules::kArchDataType, AtPath(Join(reader.path(), "data_type")),
-                Str("data_type ", Quoted(*name),
-                    " is not one of FP8BP4, FP16BP8, FP18BP10, FP32BP16, FLOAT32"));
+    sink_.Report(rules::kArchDataType, at,
+                 Str("data_type ", Quoted(*name),
+                     " is not one of FP8BP4, FP16BP8, FP18BP10, FP32BP16, FLOAT32"));
   }
   return type;
 }
 
-void CheckThreads(const Architecture& arch, const std::string& path, DiagnosticSink& sink) {
+DecodedArchitecture ManifestDecoder::Architecture() {
+  DecodedArchitecture out;
+  if (!ExpectObject("an architecture object")) {
+    out.complete = false;
+    return out;
+  }
+  tensil::Architecture& a = out.arch;
+  uint64_t* const targets[] = {
+      nullptr,          &a.array_size,        &a.dram0_depth,          &a.dram1_depth,
+      &a.local_depth,   &a.accumulator_depth, &a.simd_registers_depth, &a.stride0_depth,
+      &a.stride1_depth, &a.number_of_threads, &a.thread_queue_depth};
+  const auto is_long = [](int field) { return field >= 2 && field <= 5; };
+  const uint64_t at = reader_.offset();
+  const uint64_t blocking = sink_.blocking_count();
+  const uint64_t seen = Fields(kArchKeys, arch_order_, [&](int field) {
+    Mark();
+    if (field == 0) {
+      if (const auto type = DataTypeValue()) a.data_type = *type;
+      return;
+    }
+    const Location where = Here();
+    std::optional<int64_t> negative;
+    const auto value = Unsigned(is_long(field) ? kMaxLong : kMaxInt, &negative);
+    if (negative || (value && *value == 0)) {
+      sink_.Report(rules::kArchPositive, where,
+                   Str(kArchKeys[field], " is ", negative ? *negative : 0,
+                       ", expected a value greater than 0"));
+    } else if (value) {
+      *targets[field] = *value;
+    }
+  });
+  RequireKeys(kArchKeys, seen, kArchRequired, at, "the architecture");
+  ReportLegacy(kArchKeys, seen, kArchLegacy, at);
+  out.complete = sink_.blocking_count() == blocking;
+  return out;
+}
+
+void ManifestDecoder::Prog(tensil::Model* m) {
+  if (!ExpectObject("an object")) return;
+  const uint64_t at = reader_.offset();
+  const uint64_t seen = Fields(kProgKeys, prog_order_, [&](int field) {
+    Mark();
+    if (field == 0) {
+      if (auto file = Text()) m->prog_file = *file;
+    } else {
+      m->prog_size = Unsigned(kMaxLong);
+    }
+  });
+  RequireKeys(kProgKeys, seen, KeyBits({0}), at, "prog");
+  ReportLegacy(kProgKeys, seen, KeyBits({1}), at);
+}
+
+void ManifestDecoder::FileEntries(std::vector<FileEntry>* entries) {
+  Elements("an array", [&](size_t) {
+    Mark();
+    if (!ExpectObject("an object")) return;
+    const uint64_t at = reader_.offset();
+    std::optional<std::string> file;
+    std::optional<uint64_t> base, size;
+    const uint64_t seen = Fields(kFileKeys, file_order_, [&](int field) {
+      Mark();
+      if (field == 0) file = Text();
+      if (field == 1) base = Unsigned(kMaxLong);
+      if (field == 2) size = Unsigned(kMaxLong);
+    });
+    RequireKeys(kFileKeys, seen, KeyBits({0, 1, 2}), at, "the entry");
+    if (file && base && size) entries->push_back({*file, *base, *size});
+  });
+}
+
+void ManifestDecoder::IoEntries(std::vector<IoEntry>* entries) {
+  Elements("an array", [&](size_t) {
+    Mark();
+    if (!ExpectObject("an object")) return;
+    const uint64_t at = reader_.offset();
+    std::optional<std::string> name;
+    std::optional<uint64_t> base, size;
+    const uint64_t seen = Fields(kIoKeys, io_order_, [&](int field) {
+      Mark();
+      if (field == 0) name = Text();
+      if (field == 1) base = Unsigned(kMaxLong);
+      if (field == 2) size = Unsigned(kMaxLong);
+    });
+    RequireKeys(kIoKeys, seen, KeyBits({0, 1, 2}), at, "the entry");
+    if (name && base && size) entries->push_back({*name, *base, *size});
+  });
+}
+
+void ManifestDecoder::Model(tensil::Model* m, DecodedArchitecture* arch) {
+  const uint64_t at = reader_.offset();
+  arch->complete = false;
+  const uint64_t seen = Fields(kModelKeys, model_order_, [&](int field) {
+    Mark();
+    switch (field) {
+      case 0:
+        if (auto name = Text()) m->name = *name;
+        break;
+      case 1:
+        Prog(m);
+        break;
+      case 2:
+        FileEntries(&m->consts);
+        break;
+      case 3:
+        IoEntries(&m->inputs);
+        break;
+      case 4:
+        IoEntries(&m->outputs);
+        break;
+      case 5:
+        *arch = Architecture();
+        break;
+      case 6:
+        Bool(&m->load_consts_to_local);
+        break;
+    }
+  });
+  RequireKeys(kModelKeys, seen, kModelRequired, at, "the model");
+  ReportLegacy(kModelKeys, seen, kModelLegacy, at);
+}
+
+// ---- Checks on the architecture's values (TNS-2 to TNS-4) --------------------
+
+// Where the architecture's keys are: "" in a .tarch, "/arch" in a .tmodel.
+struct ArchPlace {
+  const ValueOffsets& offsets;
+  std::string_view object;
+  Location At(std::string_view key) const { return offsets.At(Pointer(object, key)); }
+};
+
+void CheckThreads(const Architecture& arch, const ArchPlace& place, DiagnosticSink& sink) {
   if (arch.number_of_threads > 2) {
-    sink.Report(rules::kArchThreads, AtPath(Join(path, "number_of_threads")),
+    sink.Report(rules::kArchThreads, place.At("number_of_threads"),
                 Str("number_of_threads is ", arch.number_of_threads, ", expected 1 or 2"));
   }
 }
 
-void CheckFloat32(const Architecture& arch, const std::string& path, DiagnosticSink& sink) {
+void CheckFloat32(const Architecture& arch, const ArchPlace& place, DiagnosticSink& sink) {
   if (arch.data_type == DataType::kFloat32) {
-    sink.Report(rules::kArchFloat32, AtPath(Join(path, "data_type")),
+    sink.Report(rules::kArchFloat32, place.At("data_type"),
                 "FLOAT32 runs only in the emulator: the RTL generator and the drivers reject it");
   }
 }
 
-void CheckArraySizeRange(const Architecture& arch, const std::string& path, DiagnosticSink& sink) {
+void CheckArraySizeRange(const Architecture& arch, const ArchPlace& place, DiagnosticSink& sink) {
   if (arch.array_size < 2 || arch.array_size > 256) {
-    sink.Report(rules::kArchArraySizeRange, AtPath(Join(path, "array_size")),
+    sink.Report(rules::kArchArraySizeRange, place.At("array_size"),
                 Str("array_size is ", arch.array_size, ", documented range 2..256"));
   }
 }
 
-// docs architectural-parameters: DRAM 2^1..2^32, local and accumulators
-// 2^1..2^16 (non-powers of two are fine: only log2Ceil matters), SIMD
-// registers 0..16.
-void CheckDepthRanges(const Architecture& arch, const std::string& path, DiagnosticSink& sink) {
+// docs/formats/tensil.md §1: DRAM 2^1..2^32, local and accumulators 2^1..2^16
+// (non-powers of two are fine: only log2Ceil matters), SIMD registers 0..16.
+void CheckDepthRanges(const Architecture& arch, const ArchPlace& place, DiagnosticSink& sink) {
   struct Range {
     std::string_view key;
     uint64_t value, low, high;
@@ -182,91 +315,64 @@ void CheckDepthRanges(const Architecture& arch, const std::string& path, Diagnos
   };
   for (const Range& r : ranges) {
     if (r.value < r.low || r.value > r.high) {
-      sink.Report(rules::kArchDepthRange, AtPath(Join(path, r.key)),
+      sink.Report(rules::kArchDepthRange, place.At(r.key),
                   Str(r.key, " is ", r.value, ", documented range ", r.low, "..", r.high));
     }
   }
 }
 
-bool CheckLayout(const Architecture& arch, const std::string& path, DiagnosticSink& sink) {
+bool CheckLayout(const Architecture& arch, const ArchPlace& place, DiagnosticSink& sink) {
   if (LayoutOf(arch)) return true;
   const unsigned tid = Log2Ceil(arch.number_of_threads);
   if (tid + 7 > 8) {
-    sink.Report(rules::kArchHeaderWidth, AtPath(Join(path, "number_of_threads")),
+    sink.Report(rules::kArchHeaderWidth, place.At("number_of_threads"),
                 Str("header needs ", tid, " tid + 3 opcode + 4 flag bits = ", tid + 7,
                     " bits, more than the 8-bit header"));
   } else {
-    sink.Report(rules::kArchOperandWidth, AtPath(path),
+    sink.Report(rules::kArchOperandWidth, place.offsets.At(std::string(place.object)),
                 "the depths and stride depths give an instruction operand wider than 64 bits");
   }
   return false;
 }
 
-FileEntry DecodeFileEntry(const json& object, const std::string& path, DiagnosticSink& sink,
-                          bool* ok) {
-  FileEntry entry;
-  if (!object.is_object()) {
-    sink.Report(rules::kKeyType, AtPath(path),
-                Str("expected an object, found ", object.type_name()));
-    *ok = false;
-    return entry;
-  }
-  ObjectReader reader(object, path, sink);
-  const auto file = reader.String("file_name");
-  const auto base = reader.Integer("base", kMaxLong);
-  const auto size = reader.Integer("size", kMaxLong);
-  reader.ReportUnknownKeys();
-  if (!file || !base || !size) {
-    *ok = false;
-    return entry;
-  }
-  return {*file, *base, *size};
+// The value checks of a decoded architecture; nothing when it cannot lay out
+// instructions.
+std::optional<Architecture> CheckArchitecture(const DecodedArchitecture& decoded,
+                                              const ArchPlace& place, DiagnosticSink& sink) {
+  if (!decoded.complete) return std::nullopt;
+  const uint64_t before = sink.blocking_count();
+  const Architecture& arch = decoded.arch;
+  CheckThreads(arch, place, sink);
+  CheckFloat32(arch, place, sink);
+  CheckArraySizeRange(arch, place, sink);
+  CheckDepthRanges(arch, place, sink);
+  if (!CheckLayout(arch, place, sink) || sink.blocking_count() != before) return std::nullopt;
+  return arch;
 }
 
-std::vector<IoEntry> DecodeIoEntries(const json& array, const std::string& path,
-                                     DiagnosticSink& sink, bool* ok) {
-  std::vector<IoEntry> entries;
-  for (size_t i = 0; i < array.size(); ++i) {
-    const std::string item = Str(path, "[", i, "]");
-    if (!array[i].is_object()) {
-      sink.Report(rules::kKeyType, AtPath(item),
-                  Str("expected an object, found ", array[i].type_name()));
-      *ok = false;
-      continue;
-    }
-    ObjectReader reader(array[i], item, sink);
-    const auto name = reader.String("name");
-    const auto base = reader.Integer("base", kMaxLong);
-    const auto size = reader.Integer("size", kMaxLong);
-    reader.ReportUnknownKeys();
-    if (!name || !base || !size) {
-      *ok = false;
-      continue;
-    }
-    entries.push_back({*name, *base, *size});
-  }
-  return entries;
-}
+// ---- Checks on the manifest's values ------------------------------------------
 
 // TNS-8: one entry of at least one vector, at base 0.
 void CheckConsts(const Model& m, DiagnosticSink& sink) {
   if (m.consts.empty()) {
-    sink.Report(rules::kModelConstsEmpty, AtPath("consts"),
+    sink.Report(rules::kModelConstsEmpty, m.offsets.At("/consts"),
                 "consts has no entry; the emulator reads consts[0]");
     return;
   }
   if (m.consts.size() > 1) {
-    sink.Report(rules::kModelConstsCount, AtPath("consts"),
+    sink.Report(rules::kModelConstsCount, m.offsets.At("/consts"),
                 Str("consts has ", m.consts.size(),
                     " entries; the compiler writes 1 and the emulator reads only the first"));
   }
   for (size_t i = 0; i < m.consts.size(); ++i) {
     const FileEntry& c = m.consts[i];
-    const std::string path = Str("consts[", i, "]");
-    if (c.size == 0)
-      sink.Report(rules::kModelConstsSize, AtPath(path + ".size"), "consts size is 0 vectors");
+    const std::string entry = Str("/consts/", i);
+    if (c.size == 0) {
+      sink.Report(rules::kModelConstsSize, m.offsets.At(entry + "/size"),
+                  "consts size is 0 vectors");
+    }
     if (c.base != 0) {
-      sink.Report(rules::kModelConstsBase, AtPath(path + ".base"),
+      sink.Report(rules::kModelConstsBase, m.offsets.At(entry + "/base"),
                   Str("consts base is ", Hex(c.base), ", the compiler always writes 0"));
     }
   }
@@ -279,7 +385,7 @@ void CheckConstsRange(const Model& m, DiagnosticSink& sink) {
   for (size_t i = 0; i < m.consts.size(); ++i) {
     const FileEntry& c = m.consts[i];
     if (!RangeWithin(c.base, c.size, depth)) {
-      sink.Report(rules::kModelConstsRange, AtPath(Str("consts[", i, "]")),
+      sink.Report(rules::kModelConstsRange, m.offsets.At(Str("/consts/", i)),
                   Str("base ", Hex(c.base), " + size ", Hex(c.size), " exceeds ", memory, " depth ",
                       Hex(depth)));
     }
@@ -287,29 +393,32 @@ void CheckConstsRange(const Model& m, DiagnosticSink& sink) {
 }
 
 // TNS-11, TNS-12 for one list (inputs or outputs).
-void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list,
-                 const Architecture& arch, DiagnosticSink& sink) {
+void CheckIoList(const Model& m, const std::vector<IoEntry>& entries, std::string_view list,
+                 DiagnosticSink& sink) {
+  const std::string pointer = Str("/", list);
   if (entries.empty()) {
-    sink.Report(rules::kModelIoEmpty, AtPath(std::string(list)), Str(list, " has no entry"));
+    sink.Report(rules::kModelIoEmpty, m.offsets.At(pointer), Str(list, " has no entry"));
     return;
   }
   if (entries.size() > 4) {
-    sink.Report(rules::kModelIoCount, AtPath(std::string(list)),
+    sink.Report(rules::kModelIoCount, m.offsets.At(pointer),
                 Str(list, " has ", entries.size(), " entries; the C driver accepts at most 4"));
   }
   for (size_t i = 0; i < entries.size(); ++i) {
     const IoEntry& e = entries[i];
-    const std::string path = Str(list, "[", i, "]");
+    const std::string entry = Str(pointer, "/", i);
     if (e.name.empty())
-      sink.Report(rules::kModelIoName, AtPath(path + ".name"), "the name is empty");
-    if (e.size == 0) sink.Report(rules::kModelIoSize, AtPath(path + ".size"), "size is 0 vectors");
-    if (!RangeWithin(e.base, e.size, arch.dram0_depth)) {
-      sink.Report(rules::kModelIoRange, AtPath(path),
+      sink.Report(rules::kModelIoName, m.offsets.At(entry + "/name"), "the name is empty");
+    if (e.size == 0) {
+      sink.Report(rules::kModelIoSize, m.offsets.At(entry + "/size"), "size is 0 vectors");
+    }
+    if (!RangeWithin(e.base, e.size, m.arch.dram0_depth)) {
+      sink.Report(rules::kModelIoRange, m.offsets.At(entry),
                   Str("base ", Hex(e.base), " + size ", Hex(e.size), " exceeds DRAM0 depth ",
-                      Hex(arch.dram0_depth)));
+                      Hex(m.arch.dram0_depth)));
     }
     if (i > 0 && e.base < entries[i - 1].base) {
-      sink.Report(rules::kModelIoOrder, AtPath(path + ".base"),
+      sink.Report(rules::kModelIoOrder, m.offsets.At(entry + "/base"),
                   Str("base ", Hex(e.base), " is below the previous entry's ",
                       Hex(entries[i - 1].base), "; the compiler sorts entries by base"));
     }
@@ -318,7 +427,7 @@ void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list,
       const bool disjoint = e.base >= o.base + std::min(o.size, kMaxLong - o.base) ||
                             o.base >= e.base + std::min(e.size, kMaxLong - e.base);
       if (!disjoint) {
-        sink.Report(rules::kModelIoOverlap, AtPath(path),
+        sink.Report(rules::kModelIoOverlap, m.offsets.At(entry),
                     Str("DRAM0 vectors [", Hex(e.base), ", +", Hex(e.size), ") overlap ", list, "[",
                         j, "] [", Hex(o.base), ", +", Hex(o.size), ")"));
       }
@@ -327,41 +436,19 @@ void CheckIoList(const std::vector<IoEntry>& entries, std::string_view list,
 }
 
 // TNS-13: the drivers' flush probe overwrites DRAM0 depth-2 and depth-1.
-void CheckIoProbeRows(const std::vector<IoEntry>& entries, std::string_view list,
-                      const Architecture& arch, DiagnosticSink& sink) {
-  if (arch.dram0_depth < 2) return;
-  const uint64_t probe = arch.dram0_depth - 2;
+void CheckIoProbeRows(const Model& m, const std::vector<IoEntry>& entries, std::string_view list,
+                      DiagnosticSink& sink) {
+  if (m.arch.dram0_depth < 2) return;
+  const uint64_t probe = m.arch.dram0_depth - 2;
   for (size_t i = 0; i < entries.size(); ++i) {
     const IoEntry& e = entries[i];
     const auto end = CheckedAdd(e.base, e.size);
     if (end && *end > probe && e.size > 0) {
-      sink.Report(rules::kModelProbeRows, AtPath(Str(list, "[", i, "]")),
+      sink.Report(rules::kModelProbeRows, m.offsets.At(Str("/", list, "/", i)),
                   Str("vectors [", Hex(e.base), ", ", Hex(*end), ") reach DRAM0 ", Hex(probe),
                       ", which the drivers' flush probe overwrites"));
     }
   }
-}
-
-int Nesting(ByteView bytes) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (uint8_t c : bytes) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return deepest;
 }
 
 std::string_view AsText(ByteView bytes) {
@@ -369,6 +456,14 @@ std::string_view AsText(ByteView bytes) {
 }
 
 }  // namespace
+
+Location ValueOffsets::At(std::string pointer) const {
+  const auto it = offsets_.find(pointer);
+  Location location;
+  if (it != offsets_.end()) location.offset = it->second;
+  location.path = std::move(pointer);
+  return location;
+}
 
 bool LooksLikeTensilJson(ByteView bytes) {
   // Manifests and architectures are a few KB with their keys near the top:
@@ -382,142 +477,82 @@ bool LooksLikeTensilJson(ByteView bytes) {
          text.find("\"accumulator_depth\"") != std::string_view::npos;
 }
 
-std::optional<json> ParseObject(ByteView bytes, DiagnosticSink& sink) {
-  if (Nesting(bytes) > kMaxNesting) {
-    sink.Report(rules::kJsonSyntax, {}, Str("JSON nests deeper than ", kMaxNesting, " levels"));
-    return std::nullopt;
+bool IsModelDocument(ByteView bytes, const Limits& limits) {
+  JsonReader reader(bytes, limits.max_depth);
+  if (reader.Peek() != JsonKind::kObject || !reader.BeginObject()) return false;
+  std::string_view key;
+  uint64_t key_offset = 0;
+  while (reader.NextKey(&key, &key_offset)) {
+    if (key == "prog" || key == "consts") return true;
+    reader.Skip();
   }
-  json document = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) {
-    sink.Report(rules::kJsonSyntax, {}, "the text is not valid JSON");
-    return std::nullopt;
-  }
-  if (!document.is_object()) {
-    sink.Report(rules::kJsonSyntax, {},
-                Str("expected a JSON object, found ", document.type_name()));
-    return std::nullopt;
-  }
-  return document;
+  return false;
 }
 
-std::optional<Architecture> DecodeArchitecture(const json& object, const std::string& path,
-                                               DiagnosticSink& sink) {
-  ObjectReader reader(object, path, sink);
-  const uint64_t before = sink.blocking_count();
-  Architecture arch;
-  const auto type = DecodeDataType(reader, sink);
-  struct Field {
-    std::string_view key;
-    uint64_t* target;
-    uint64_t max;
-    bool legacy;
-  };
-  const Field fields[] = {
-      {"array_size", &arch.array_size, kMaxInt, false},
-      {"dram0_depth", &arch.dram0_depth, kMaxLong, false},
-      {"dram1_depth", &arch.dram1_depth, kMaxLong, false},
-      {"local_depth", &arch.local_depth, kMaxLong, false},
-      {"accumulator_depth", &arch.accumulator_depth, kMaxLong, false},
-      {"simd_registers_depth", &arch.simd_registers_depth, kMaxInt, false},
-      {"stride0_depth", &arch.stride0_depth, kMaxInt, false},
-      {"stride1_depth", &arch.stride1_depth, kMaxInt, false},
-      {"number_of_threads", &arch.number_of_threads, kMaxInt, true},
-      {"thread_queue_depth", &arch.thread_queue_depth, kMaxInt, true},
-  };
-  for (const Field& f : fields) {
-    std::optional<int64_t> negative;
-    const auto value = reader.Integer(f.key, f.max, f.legacy, &negative);
-    if (negative || (value && *value == 0)) {
-      sink.Report(
-          rules::kArchPositive, AtPath(Join(path, f.key)),
-          Str(f.key, " is ", negative ? *negative : 0, ", expected a value greater than 0"));
-    } else if (value) {
-      *f.target = *value;
-    }
+std::optional<Architecture> DecodeArchitectureDocument(ByteView bytes, const Limits& limits,
+                                                       DiagnosticSink& sink) {
+  ValueOffsets offsets;
+  ManifestDecoder decoder(bytes, limits, sink, offsets);
+  DecodedArchitecture decoded;
+  decoded.complete = false;
+  if (decoder.TopObject()) {
+    offsets.Record("", decoder.reader().offset());
+    decoded = decoder.Architecture();
   }
-  reader.ReportUnknownKeys();
-  ReportLegacy(reader.legacy_missing(), sink);
-  if (type) arch.data_type = *type;
-  if (sink.blocking_count() != before) return std::nullopt;
-  CheckThreads(arch, path, sink);
-  CheckFloat32(arch, path, sink);
-  CheckArraySizeRange(arch, path, sink);
-  CheckDepthRanges(arch, path, sink);
-  if (!CheckLayout(arch, path, sink)) return std::nullopt;
-  if (sink.blocking_count() != before) return std::nullopt;
-  return arch;
+  if (!decoder.Finish()) return std::nullopt;
+  return CheckArchitecture(decoded, ArchPlace{offsets, ""}, sink);
 }
 
-std::optional<Model> DecodeModel(const json& object, DiagnosticSink& sink) {
-  ObjectReader reader(object, "", sink);
-  const uint64_t before = sink.blocking_count();
+std::optional<Model> DecodeModelDocument(ByteView bytes, const Limits& limits,
+                                         DiagnosticSink& sink) {
   Model m;
-  bool ok = true;
-  if (auto name = reader.String("name")) m.name = *name;
-  if (const json* prog = reader.Typed("prog", json::value_t::object)) {
-    ObjectReader prog_reader(*prog, "prog", sink);
-    if (auto file = prog_reader.String("file_name")) m.prog_file = *file;
-    m.prog_size = prog_reader.Integer("size", kMaxLong, /*legacy=*/true);
-    prog_reader.ReportUnknownKeys();
-    ReportLegacy(prog_reader.legacy_missing(), sink);
+  DecodedArchitecture decoded;
+  ManifestDecoder decoder(bytes, limits, sink, m.offsets);
+  const uint64_t before = sink.blocking_count();
+  if (decoder.TopObject()) {
+    m.offsets.Record("", decoder.reader().offset());
+    decoder.Model(&m, &decoded);
   }
-  if (const json* consts = reader.Typed("consts", json::value_t::array)) {
-    for (size_t i = 0; i < consts->size(); ++i) {
-      FileEntry entry = DecodeFileEntry((*consts)[i], Str("consts[", i, "]"), sink, &ok);
-      if (ok) m.consts.push_back(std::move(entry));
-    }
-  }
-  if (const json* inputs = reader.Typed("inputs", json::value_t::array)) {
-    m.inputs = DecodeIoEntries(*inputs, "inputs", sink, &ok);
-  }
-  if (const json* outputs = reader.Typed("outputs", json::value_t::array)) {
-    m.outputs = DecodeIoEntries(*outputs, "outputs", sink, &ok);
-  }
-  std::optional<Architecture> arch;
-  if (const json* a = reader.Typed("arch", json::value_t::object))
-    arch = DecodeArchitecture(*a, "arch", sink);
-  if (auto local = reader.Bool("load_consts_to_local", /*legacy=*/true))
-    m.load_consts_to_local = *local;
-  reader.ReportUnknownKeys();
-  ReportLegacy(reader.legacy_missing(), sink);
-  if (!arch || !ok || sink.blocking_count() != before) return std::nullopt;
+  if (!decoder.Finish()) return std::nullopt;
+  const auto arch = CheckArchitecture(decoded, ArchPlace{m.offsets, "/arch"}, sink);
+  if (!arch || sink.blocking_count() != before) return std::nullopt;
   m.arch = *arch;
   CheckConsts(m, sink);
   CheckConstsRange(m, sink);
-  CheckIoList(m.inputs, "inputs", m.arch, sink);
-  CheckIoList(m.outputs, "outputs", m.arch, sink);
-  CheckIoProbeRows(m.inputs, "inputs", m.arch, sink);
-  CheckIoProbeRows(m.outputs, "outputs", m.arch, sink);
+  CheckIoList(m, m.inputs, "inputs", sink);
+  CheckIoList(m, m.outputs, "outputs", sink);
+  CheckIoProbeRows(m, m.inputs, "inputs", sink);
+  CheckIoProbeRows(m, m.outputs, "outputs", sink);
   return m;
 }
 
-void CheckArchitecturesMatch(const Architecture& model, const Architecture& tarch,
+void CheckArchitecturesMatch(const Model& model, const Architecture& tarch,
                              const std::string& tarch_path, DiagnosticSink& sink) {
+  const Architecture& a = model.arch;
   struct Pair {
     std::string_view key;
     uint64_t a, b;
   };
   const Pair pairs[] = {
-      {"data_type", static_cast<uint64_t>(model.data_type), static_cast<uint64_t>(tarch.data_type)},
-      {"array_size", model.array_size, tarch.array_size},
-      {"dram0_depth", model.dram0_depth, tarch.dram0_depth},
-      {"dram1_depth", model.dram1_depth, tarch.dram1_depth},
-      {"local_depth", model.local_depth, tarch.local_depth},
-      {"accumulator_depth", model.accumulator_depth, tarch.accumulator_depth},
-      {"simd_registers_depth", model.simd_registers_depth, tarch.simd_registers_depth},
-      {"stride0_depth", model.stride0_depth, tarch.stride0_depth},
-      {"stride1_depth", model.stride1_depth, tarch.stride1_depth},
-      {"number_of_threads", model.number_of_threads, tarch.number_of_threads},
-      {"thread_queue_depth", model.thread_queue_depth, tarch.thread_queue_depth},
+      {"data_type", static_cast<uint64_t>(a.data_type), static_cast<uint64_t>(tarch.data_type)},
+      {"array_size", a.array_size, tarch.array_size},
+      {"dram0_depth", a.dram0_depth, tarch.dram0_depth},
+      {"dram1_depth", a.dram1_depth, tarch.dram1_depth},
+      {"local_depth", a.local_depth, tarch.local_depth},
+      {"accumulator_depth", a.accumulator_depth, tarch.accumulator_depth},
+      {"simd_registers_depth", a.simd_registers_depth, tarch.simd_registers_depth},
+      {"stride0_depth", a.stride0_depth, tarch.stride0_depth},
+      {"stride1_depth", a.stride1_depth, tarch.stride1_depth},
+      {"number_of_threads", a.number_of_threads, tarch.number_of_threads},
+      {"thread_queue_depth", a.thread_queue_depth, tarch.thread_queue_depth},
   };
   for (const Pair& p : pairs) {
     if (p.a == p.b) continue;
     const bool type = p.key == "data_type";
-    sink.Report(
-        rules::kArchMismatch, AtPath(Join("arch", p.key)),
-        Str("arch.", p.key, " is ", type ? std::string(InfoOf(model.data_type).name) : Str(p.a),
-            " but ", Quoted(tarch_path), " has ",
-            type ? std::string(InfoOf(tarch.data_type).name) : Str(p.b)));
+    sink.Report(rules::kArchMismatch, model.offsets.At(Pointer("/arch", p.key)),
+                Str("arch.", p.key, " is ", type ? std::string(InfoOf(a.data_type).name) : Str(p.a),
+                    " but ", Quoted(tarch_path), " has ",
+                    type ? std::string(InfoOf(tarch.data_type).name) : Str(p.b)));
   }
 }
 

@@ -1,14 +1,15 @@
 // The JSON documents: .tarch and .tmodel (docs/formats/tensil.md §1, §2), decoded
-// with every problem reported, and the checks on their values (§7.1, §7.2).
+// with every problem reported at its byte offset and JSON pointer, and the
+// checks on their values (§7.1, §7.2).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "validators/core/bytes.h"
+#include "validators/core/limits.h"
 #include "validators/core/sink.h"
 #include "validators/tensil/arch.h"
 
@@ -26,6 +27,19 @@ struct IoEntry {
   uint64_t size = 0;
 };
 
+// Where each value of a decoded document was, by JSON pointer, so that the
+// checks after decoding report at the value's bytes.
+class ValueOffsets {
+ public:
+  void Record(std::string pointer, uint64_t offset) { offsets_[std::move(pointer)] = offset; }
+  // The location of the value at `pointer` (without an offset when the
+  // document has no such value).
+  Location At(std::string pointer) const;
+
+ private:
+  std::map<std::string, uint64_t, std::less<>> offsets_;
+};
+
 struct Model {
   std::string name;
   std::string prog_file;
@@ -34,28 +48,30 @@ struct Model {
   std::vector<IoEntry> inputs, outputs;
   Architecture arch;
   bool load_consts_to_local = false;
+  ValueOffsets offsets;
 };
 
 // True for a JSON object that names the architecture keys: how .tarch and
 // .tmodel are told from other JSON documents.
 bool LooksLikeTensilJson(ByteView bytes);
 
-// Parses a JSON object, or reports tensil.json.syntax. Nesting is bounded
-// before parsing so that the recursive parser cannot exhaust the stack.
-std::optional<nlohmann::json> ParseObject(ByteView bytes, DiagnosticSink& sink);
+// True when the document's top-level object has a "prog" or "consts" key: a
+// .tmodel rather than a .tarch.
+bool IsModelDocument(ByteView bytes, const Limits& limits);
 
-// Decodes an architecture object at `path` ("" for a .tarch, "arch" in a
-// .tmodel) and checks its values (TNS-1 to TNS-4). Nothing when a value needed to lay
-// out instructions is missing or wrong.
-std::optional<Architecture> DecodeArchitecture(const nlohmann::json& object,
-                                               const std::string& path, DiagnosticSink& sink);
+// Decodes a .tarch and checks its values (TNS-1 to TNS-4). Nothing when a
+// value needed to lay out instructions is missing or wrong.
+std::optional<Architecture> DecodeArchitectureDocument(ByteView bytes, const Limits& limits,
+                                                       DiagnosticSink& sink);
 
-// Decodes a .tmodel and checks the manifest's own values (TNS-6, TNS-8, TNS-10 to TNS-12).
-// Nothing when a part later phases need is missing or wrong.
-std::optional<Model> DecodeModel(const nlohmann::json& object, DiagnosticSink& sink);
+// Decodes a .tmodel and checks the manifest's own values and its
+// architecture (TNS-1 to TNS-4, TNS-6, TNS-8, TNS-10 to TNS-13). Nothing when a
+// part later phases need is missing or wrong.
+std::optional<Model> DecodeModelDocument(ByteView bytes, const Limits& limits,
+                                         DiagnosticSink& sink);
 
 // Compares a .tmodel's arch with a .tarch, field by field (TNS-5).
-void CheckArchitecturesMatch(const Architecture& model, const Architecture& tarch,
+void CheckArchitecturesMatch(const Model& model, const Architecture& tarch,
                              const std::string& tarch_path, DiagnosticSink& sink);
 
 }  // namespace accelcheck::tensil

@@ -1,8 +1,6 @@
 // The Tensil rule table (rules.def), as Rule objects.
 #pragma once
 
-#include <string>
-
 #include "validators/core/diagnostic.h"
 
 namespace accelcheck::tensil {
@@ -14,10 +12,5 @@ namespace rules {
 }  // namespace rules
 
 RuleTable AllRules();
-
-// A location known only by its object path (JSON values have no byte offset).
-inline Location AtPath(std::string path) {
-  return Location{std::nullopt, std::nullopt, std::move(path)};
-}
 
 }  // namespace accelcheck::tensil

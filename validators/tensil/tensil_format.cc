@@ -26,8 +26,6 @@ bool IsJson(ByteView bytes) {
   return false;
 }
 
-bool IsModel(const json& object) { return object.contains("prog") || object.contains("consts"); }
-
 std::optional<std::string> Companion(const ValidateContext& context, std::string_view extension) {
   for (const std::string& path : context.companions) {
     if (fs::path(path).extension() == extension) return path;
@@ -42,13 +40,13 @@ std::string Resolve(const ValidateContext& context, const std::string& file_name
   return (fs::path(context.path).parent_path() / file_name).string();
 }
 
-std::optional<InputBuffer> ReadCompanion(const std::string& path, const std::string& what,
+// Reads a file the input names; `where` is the value that names it.
+std::optional<InputBuffer> ReadCompanion(const std::string& path, const Location& where,
                                          const ValidateContext& context, DiagnosticSink& sink) {
   std::string error;
   auto buffer = ReadFileLimited(path, context.limits.max_file_size, &error);
   if (!buffer) {
-    sink.Report(rules::kModelFileMissing, AtPath(what),
-                Str("cannot read ", Quoted(path), ": ", error));
+    sink.Report(rules::kModelFileMissing, where, Str("cannot read ", Quoted(path), ": ", error));
   }
   return buffer;
 }
@@ -58,56 +56,59 @@ bool CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size,
                       DiagnosticSink& sink) {
   bool ok = true;
   if (m.prog_size && *m.prog_size != file_size) {
-    sink.Report(rules::kModelProgSize, AtPath("prog.size"),
+    sink.Report(rules::kModelProgSize, m.offsets.At("/prog/size"),
                 Str("prog.size is ", Hex(*m.prog_size), " but ", Quoted(m.prog_file), " is ",
                     Hex(file_size), " bytes"));
   }
   const uint64_t size = m.prog_size.value_or(file_size);
   if (size == 0) {
-    sink.Report(rules::kModelProgEmpty, AtPath("prog.size"), "the program is empty");
+    sink.Report(rules::kModelProgEmpty, m.offsets.At("/prog/size"), "the program is empty");
     ok = false;
   }
   if (size % layout.instruction_bytes != 0) {
-    sink.Report(rules::kModelProgMultiple, AtPath("prog.size"),
+    sink.Report(rules::kModelProgMultiple, m.offsets.At("/prog/size"),
                 Str("prog.size ", Hex(size), " is not a multiple of the instruction size ",
                     layout.instruction_bytes));
   }
   return ok;
 }
 
-bool CheckWholeInstructions(ByteView program, const Layout& layout, DiagnosticSink& sink) {
-  const uint64_t rest = program.size() % layout.instruction_bytes;
+bool CheckWholeInstructions(const Program& program, const Layout& layout, DiagnosticSink& sink) {
+  const uint64_t size = program.bytes.size();
+  const uint64_t rest = size % layout.instruction_bytes;
   if (rest == 0) return true;
-  sink.Report(rules::kProgTruncated, {program.size() - rest, rest, "prog"},
-              Str("the program is ", Hex(program.size()), " bytes, ", rest, " past its last whole ",
+  sink.Report(rules::kProgTruncated, Location{size - rest, rest, "prog", program.member},
+              Str("the program is ", Hex(size), " bytes, ", rest, " past its last whole ",
                   layout.instruction_bytes, "-byte instruction"));
   return false;
 }
 
-bool OutOfTime(const Deadline& deadline, const ValidateContext& context, DiagnosticSink& sink) {
-  if (!deadline.expired()) return false;
+bool OutOfTime(const ValidateContext& context, DiagnosticSink& sink) {
+  if (!context.deadline.expired()) return false;
   sink.Report(
       core_rules::kLimitTime, {},
       Str("validation stopped after --time-budget-ms ", context.limits.time_budget_ms, " ms"));
   return true;
 }
 
-std::optional<Architecture> ReadArchitectureFile(const std::string& path,
+// The architecture of a .tarch or .tmodel the input names; `where` is the
+// place in the input that needs it.
+std::optional<Architecture> ReadArchitectureFile(const std::string& path, const Location& where,
                                                  const ValidateContext& context,
                                                  DiagnosticSink& sink) {
-  auto buffer = ReadCompanion(path, "arch", context, sink);
+  auto buffer = ReadCompanion(path, where, context, sink);
   if (!buffer) return std::nullopt;
   DiagnosticSink scratch(Profile{}, path);
-  auto object = ParseObject(buffer->bytes(), scratch);
   std::optional<Architecture> arch;
-  if (object && IsModel(*object)) {
-    if (const auto m = DecodeModel(*object, scratch)) arch = m->arch;
-  } else if (object) {
-    arch = DecodeArchitecture(*object, "", scratch);
+  if (IsModelDocument(buffer->bytes(), context.limits)) {
+    if (const auto m = DecodeModelDocument(buffer->bytes(), context.limits, scratch))
+      arch = m->arch;
+  } else {
+    arch = DecodeArchitectureDocument(buffer->bytes(), context.limits, scratch);
   }
   if (!arch) {
     sink.Report(
-        rules::kModelFileMissing, AtPath("arch"),
+        rules::kModelFileMissing, where,
         Str(Quoted(path), " is not a valid architecture (validate it on its own for the reasons)"));
   }
   return arch;
@@ -118,18 +119,17 @@ void ValidateStandaloneProgram(const InputBuffer& input, const ValidateContext& 
   const auto arch = CompanionArchitecture(context, sink);
   if (!arch) return;
   const Layout layout = *LayoutOf(*arch);
-  if (!CheckWholeInstructions(input.bytes(), layout, sink)) return;
-  const Deadline deadline(context.limits.time_budget_ms);
-  if (!CheckInstructions(input.bytes(), *arch, layout, deadline, sink))
-    OutOfTime(deadline, context, sink);
+  const Program program{input.bytes(), ""};
+  if (!CheckWholeInstructions(program, layout, sink)) return;
+  if (!CheckInstructions(program, *arch, layout, context.deadline, sink)) OutOfTime(context, sink);
 }
 
 void ValidateModel(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) {
-  const Deadline deadline(context.limits.time_budget_ms);
   const auto loaded = LoadModel(input, context, sink);
-  if (!loaded || OutOfTime(deadline, context, sink)) return;
-  if (!CheckDataflow(loaded->program.bytes(), loaded->model, loaded->layout, deadline, sink)) {
-    OutOfTime(deadline, context, sink);
+  if (!loaded || OutOfTime(context, sink)) return;
+  const Program program{loaded->program.bytes(), loaded->model.prog_file};
+  if (!CheckDataflow(program, loaded->model, loaded->layout, context.deadline, sink)) {
+    OutOfTime(context, sink);
   }
 }
 
@@ -176,10 +176,8 @@ class TensilFormatImpl final : public Format {
                 DiagnosticSink& sink) const override {
     // Only a forced --format tensil reaches here with binary content: a .tprog.
     if (!IsJson(input.bytes())) return ValidateStandaloneProgram(input, context, sink);
-    const auto object = ParseObject(input.bytes(), sink);
-    if (!object) return;
-    if (IsModel(*object)) return ValidateModel(input, context, sink);
-    DecodeArchitecture(*object, "", sink);
+    if (IsModelDocument(input.bytes(), context.limits)) return ValidateModel(input, context, sink);
+    DecodeArchitectureDocument(input.bytes(), context.limits, sink);
   }
 
   json Inspect(const InputBuffer& input, const ValidateContext& context,
@@ -193,10 +191,8 @@ class TensilFormatImpl final : public Format {
                   {"layout", LayoutJson(layout)},
                   {"program", ProgramJson(input.bytes(), layout)}};
     }
-    const auto object = ParseObject(input.bytes(), sink);
-    if (!object) return nullptr;
-    if (!IsModel(*object)) {
-      const auto arch = DecodeArchitecture(*object, "", sink);
+    if (!IsModelDocument(input.bytes(), context.limits)) {
+      const auto arch = DecodeArchitectureDocument(input.bytes(), context.limits, sink);
       if (!arch) return nullptr;
       return json{
           {"kind", "tarch"}, {"arch", ArchJson(*arch)}, {"layout", LayoutJson(*LayoutOf(*arch))}};
@@ -232,43 +228,43 @@ std::optional<Architecture> CompanionArchitecture(const ValidateContext& context
   auto path = Companion(context, ".tarch");
   if (!path) path = Companion(context, ".tmodel");
   if (!path) {
-    sink.Report(rules::kModelFileMissing, AtPath("arch"),
+    sink.Report(rules::kModelFileMissing, Location{std::nullopt, std::nullopt, "arch"},
                 "a .tprog is read with its architecture: name a .tarch or .tmodel with --data");
     return std::nullopt;
   }
-  return ReadArchitectureFile(*path, context, sink);
+  return ReadArchitectureFile(*path, Location{std::nullopt, std::nullopt, "arch"}, context, sink);
 }
 
 std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateContext& context,
                                      DiagnosticSink& sink) {
-  const auto object = ParseObject(tmodel.bytes(), sink);
-  if (!object) return std::nullopt;
   const uint64_t before = sink.blocking_count();
-  auto model = DecodeModel(*object, sink);
+  auto model = DecodeModelDocument(tmodel.bytes(), context.limits, sink);
   if (!model) return std::nullopt;
   if (const auto tarch_path = Companion(context, ".tarch")) {
-    if (const auto tarch = ReadArchitectureFile(*tarch_path, context, sink)) {
-      CheckArchitecturesMatch(model->arch, *tarch, *tarch_path, sink);
+    if (const auto tarch =
+            ReadArchitectureFile(*tarch_path, model->offsets.At("/arch"), context, sink)) {
+      CheckArchitecturesMatch(*model, *tarch, *tarch_path, sink);
     }
   }
   const Layout layout = *LayoutOf(model->arch);
-  auto program = ReadCompanion(Resolve(context, model->prog_file), "prog.file_name", context, sink);
+  auto program_file = ReadCompanion(Resolve(context, model->prog_file),
+                                    model->offsets.At("/prog/file_name"), context, sink);
   std::optional<InputBuffer> constants;
   if (!model->consts.empty()) {
-    constants = ReadCompanion(Resolve(context, model->consts[0].file_name), "consts[0].file_name",
-                              context, sink);
+    constants = ReadCompanion(Resolve(context, model->consts[0].file_name),
+                              model->offsets.At("/consts/0/file_name"), context, sink);
     if (constants) CheckConstants(constants->bytes(), *model, 0, sink);
   }
-  if (!program) return std::nullopt;
-  if (!CheckProgramSize(*model, layout, program->size(), sink)) return std::nullopt;
-  if (!CheckWholeInstructions(program->bytes(), layout, sink)) return std::nullopt;
-  const Deadline deadline(context.limits.time_budget_ms);
-  if (!CheckInstructions(program->bytes(), model->arch, layout, deadline, sink)) {
-    OutOfTime(deadline, context, sink);
+  if (!program_file) return std::nullopt;
+  if (!CheckProgramSize(*model, layout, program_file->size(), sink)) return std::nullopt;
+  const Program program{program_file->bytes(), model->prog_file};
+  if (!CheckWholeInstructions(program, layout, sink)) return std::nullopt;
+  if (!CheckInstructions(program, model->arch, layout, context.deadline, sink)) {
+    OutOfTime(context, sink);
     return std::nullopt;
   }
   if (sink.blocking_count() != before || !constants) return std::nullopt;
-  return LoadedModel{std::move(*model), layout, std::move(*program), std::move(*constants)};
+  return LoadedModel{std::move(*model), layout, std::move(*program_file), std::move(*constants)};
 }
 
 std::optional<std::string> DisassembleInput(const InputBuffer& input,
@@ -281,7 +277,7 @@ std::optional<std::string> DisassembleInput(const InputBuffer& input,
   const auto arch = CompanionArchitecture(context, sink);
   if (!arch) return std::nullopt;
   const Layout layout = *LayoutOf(*arch);
-  if (!CheckWholeInstructions(input.bytes(), layout, sink)) return std::nullopt;
+  if (!CheckWholeInstructions(Program{input.bytes(), ""}, layout, sink)) return std::nullopt;
   return Disassemble(input.bytes(), layout);
 }
 

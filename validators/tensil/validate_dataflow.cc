@@ -51,8 +51,8 @@ struct Rows {
 
 class Dataflow {
  public:
-  Dataflow(const Model& model, const Layout& layout, DiagnosticSink& sink)
-      : model_(model), layout_(layout), sink_(sink) {
+  Dataflow(const Program& program, const Model& model, const Layout& layout, DiagnosticSink& sink)
+      : program_(program), model_(model), layout_(layout), sink_(sink) {
     for (const IoEntry& input : model.inputs) defined_[kDram0].AddRange(input.base, input.size);
     if (!model.consts.empty()) {
       const FileEntry& consts = model.consts.front();
@@ -87,7 +87,7 @@ class Dataflow {
       const IoEntry& out = model_.outputs[o];
       for (uint64_t i = 0; i < out.size; ++i) {
         if (stored_.Has(out.base + i)) continue;
-        sink_.Report(rules::kFlowOutputUnwritten, AtPath(Str("outputs[", o, "]")),
+        sink_.Report(rules::kFlowOutputUnwritten, model_.offsets.At(Str("/outputs/", o)),
                      Str("output ", Quoted(out.name), " row ", Hex(out.base + i),
                          " is never written by a Local->DRAM0 DataMove"));
         break;
@@ -96,10 +96,7 @@ class Dataflow {
   }
 
  private:
-  Location Here() const {
-    return {index_ * layout_.instruction_bytes, layout_.instruction_bytes,
-            Str("prog[", index_, "]")};
-  }
+  Location Here() const { return InstructionAt(program_, layout_, index_); }
 
   // TNS-27 (or TNS-30 for an accumulating read): one report per instruction.
   void Read(const Rows& rows, const Rule& rule = rules::kFlowUninitialized) {
@@ -190,6 +187,7 @@ class Dataflow {
     }
   }
 
+  const Program& program_;
   const Model& model_;
   const Layout& layout_;
   DiagnosticSink& sink_;
@@ -202,13 +200,13 @@ class Dataflow {
 
 }  // namespace
 
-bool CheckDataflow(ByteView program, const Model& model, const Layout& layout,
+bool CheckDataflow(const Program& program, const Model& model, const Layout& layout,
                    const Deadline& deadline, DiagnosticSink& sink) {
-  Dataflow flow(model, layout, sink);
-  const uint64_t count = program.size() / layout.instruction_bytes;
+  Dataflow flow(program, model, layout, sink);
+  const uint64_t count = program.bytes.size() / layout.instruction_bytes;
   for (uint64_t i = 0; i < count && !sink.full(); ++i) {
     if ((i & 0x3ff) == 0 && deadline.expired()) return false;
-    flow.Run(DecodeAt(program, i, layout), i);
+    flow.Run(DecodeAt(program.bytes, i, layout), i);
   }
   flow.CheckOutputs();
   return true;

@@ -17,13 +17,11 @@ struct Site {
   const Instruction& in;
   const Fields& f;
   uint64_t index;
+  const Program& program;
   DiagnosticSink& sink;
 
   void Report(const Rule& rule, const std::string& message) const {
-    sink.Report(
-        rule,
-        {index * layout.instruction_bytes, layout.instruction_bytes, Str("prog[", index, "]")},
-        message);
+    sink.Report(rule, InstructionAt(program, layout, index), message);
   }
 };
 
@@ -356,14 +354,19 @@ void CheckWait(const Site& s) {
 
 }  // namespace
 
-bool CheckInstructions(ByteView program, const Architecture& arch, const Layout& layout,
+Location InstructionAt(const Program& program, const Layout& layout, uint64_t index) {
+  return Location{index * layout.instruction_bytes, layout.instruction_bytes,
+                  Str("prog[", index, "]"), program.member};
+}
+
+bool CheckInstructions(const Program& program, const Architecture& arch, const Layout& layout,
                        const Deadline& deadline, DiagnosticSink& sink) {
-  const uint64_t count = program.size() / layout.instruction_bytes;
+  const uint64_t count = program.bytes.size() / layout.instruction_bytes;
   for (uint64_t i = 0; i < count && !sink.full(); ++i) {
     if ((i & 0xfff) == 0 && deadline.expired()) return false;
-    const Instruction in = DecodeAt(program, i, layout);
+    const Instruction in = DecodeAt(program.bytes, i, layout);
     const Fields f = FieldsOf(in, layout);
-    const Site site{arch, layout, in, f, i, sink};
+    const Site site{arch, layout, in, f, i, program, sink};
     const bool tid_ok = CheckTid(site);
     if (!CheckOpcode(site) || !CheckFlags(site) || !tid_ok) continue;
     switch (in.opcode()) {
