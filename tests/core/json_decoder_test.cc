@@ -18,6 +18,7 @@ const Rule kUnknown = TestRule("test.unknown");
 const Rule kDuplicate = TestRule("test.duplicate");
 const JsonSchemaRules kRules{&kSyntax, &kType, &kRange, &kMissing, &kUnknown, &kDuplicate};
 const JsonSchemaRules kLastWins{&kSyntax, &kType, &kRange, &kMissing, &kUnknown, nullptr};
+const JsonSchemaRules kOpen{&kSyntax, &kType, &kRange, &kMissing, nullptr, nullptr};
 
 ByteView Text(std::string_view text) {
   return ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size());
@@ -74,6 +75,14 @@ TEST(JsonDecoder, WithoutADuplicateRuleTheLastValueWins) {
   const Point p = DecodePoint(R"({"x": 1, "y": 2, "x": 3})", sink, kLastWins);
   EXPECT_EQ(sink.diagnostics().size(), 0u);
   EXPECT_EQ(p.x, 3);
+}
+
+TEST(JsonDecoder, WithoutAnUnknownKeyRuleOtherKeysAreSkipped) {
+  DiagnosticSink sink(Profile{}, "p.json");
+  const Point p = DecodePoint(R"({"x": 1, "label": {"a": [1]}, "label": 2, "y": 2})", sink, kOpen);
+  EXPECT_EQ(sink.diagnostics().size(), 0u);
+  EXPECT_EQ(p.x, 1);
+  EXPECT_EQ(p.y, 2);
 }
 
 TEST(JsonDecoder, AFractionOrAHugeIntegerIsOutOfRange) {

@@ -22,12 +22,12 @@ using testing::ExampleIr;
 using testing::json;
 
 using testing::Decode;
+using testing::FrontendFrom;
 
 Frontend ExampleFrontendModel() {
   const std::string text = ExampleFrontend().dump();
   std::string error;
-  auto frontend =
-      ParseFrontend(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &error);
+  auto frontend = FrontendFrom(text, &error);
   EXPECT_TRUE(frontend) << error;
   return frontend ? *frontend : Frontend{};
 }
@@ -216,9 +216,7 @@ TEST(GeminiExecuteL2, RealFileOverlapIsAMismatch) {
   const std::string frontend_text((std::istreambuf_iterator<char>(frontend_in)),
                                   std::istreambuf_iterator<char>());
   std::string error;
-  const auto frontend = ParseFrontend(
-      ByteView(reinterpret_cast<const uint8_t*>(frontend_text.data()), frontend_text.size()),
-      &error);
+  const auto frontend = FrontendFrom(frontend_text, &error);
   ASSERT_TRUE(frontend) << error;
   const Ir ir = Decode(doc);
   EXPECT_FALSE(Execute(ir, *frontend, ExecuteOptions{7}).first_mismatch);

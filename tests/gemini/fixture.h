@@ -12,8 +12,19 @@
 #include "validators/core/format.h"
 #include "validators/core/sink.h"
 #include "validators/gemini/decode.h"
+#include "validators/gemini/frontend.h"
 
 namespace accelcheck::gemini::testing {
+
+// The frontend IR in `text`; nothing, with the first problem in `error`,
+// when it does not parse.
+inline std::optional<Frontend> FrontendFrom(const std::string& text, std::string* error) {
+  DiagnosticSink sink(Profile{}, "frontend.json");
+  auto frontend = ParseFrontend(
+      ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, sink);
+  if (!frontend && !sink.diagnostics().empty()) *error = sink.diagnostics().front().message;
+  return frontend;
+}
 
 using nlohmann::json;
 

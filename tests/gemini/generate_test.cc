@@ -16,6 +16,7 @@
 #include "conformance/gemini/generate.h"
 #include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/simulate.h"
+#include "tests/gemini/fixture.h"
 #include "tests/support/describe.h"
 #include "validators/core/text.h"
 #include "validators/gemini/decode.h"
@@ -25,6 +26,7 @@ namespace accelcheck::gemini {
 namespace {
 
 using nlohmann::json;
+using testing::FrontendFrom;
 
 struct Generated {
   std::string ir;
@@ -43,7 +45,7 @@ ByteView View(const std::string& text) {
 
 Frontend ParseFrontendText(const std::string& text) {
   std::string error;
-  auto frontend = ParseFrontend(View(text), &error);
+  auto frontend = FrontendFrom(text, &error);
   RC_ASSERT(frontend.has_value());
   return *frontend;
 }
@@ -86,7 +88,7 @@ TEST(GeminiGenerate, ExampleSchedule) {
   ASSERT_TRUE(generated);
   const Frontend frontend = [&] {
     std::string error;
-    return *ParseFrontend(View(generated->frontend), &error);
+    return *FrontendFrom(generated->frontend, &error);
   }();
   DiagnosticSink sink(Profile{true, false, 0}, "generated");
   const auto ir = DecodeAndValidate(View(generated->ir), ValidateContext{}, &frontend, sink);
@@ -146,7 +148,7 @@ ExecuteOptions L2Options(uint64_t seed) {
 // simulate without deadlock and compute tiled == untiled both ways.
 std::optional<std::string> ConformanceProblem(const Generated& generated, uint64_t seed) {
   std::string error;
-  const auto frontend = ParseFrontend(View(generated.frontend), &error);
+  const auto frontend = FrontendFrom(generated.frontend, &error);
   if (!frontend) return "frontend: " + error;
   DiagnosticSink sink(Profile{true, false, 0}, "generated");
   const auto ir = ValidateStrict(generated.ir, *frontend, sink);

@@ -11,6 +11,7 @@
 #include "tests/gemini/fixture.h"
 #include "tests/support/describe.h"
 #include "tests/support/temp.h"
+#include "validators/core/core_rules.h"
 #include "validators/gemini/decode.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/gemini/rules.h"
@@ -149,6 +150,38 @@ TEST(GeminiRules, DepthLimit) {
   EXPECT_TRUE(std::any_of(sink.diagnostics().begin(), sink.diagnostics().end(),
                           [](const Diagnostic& d) { return d.rule->id == "core.limit.max-depth"; }))
       << Describe(sink);
+}
+
+// The frontend IR is read with the same depth bound; the limit is reported
+// as a limit, located in the frontend file.
+TEST(GeminiRules, FrontendDepthLimit) {
+  const auto path = test::ProcessTempPath("deep_frontend.json");
+  std::ofstream(path) << "{\"conv\": {\"stride\": " << std::string(100, '[')
+                      << std::string(100, ']') << "}}";
+  DiagnosticSink sink(Profile{}, "example.json");
+  const std::string text = ExampleIr().dump();
+  ValidateContext context;
+  context.companions.push_back(path.string());
+  GeminiFormat().Validate(
+      InputBuffer::Copy(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())),
+      context, sink);
+  ASSERT_TRUE(sink.Has(core_rules::kLimitDepth)) << Describe(sink);
+  for (const Diagnostic& d : sink.diagnostics()) {
+    if (d.rule != &core_rules::kLimitDepth) continue;
+    EXPECT_EQ(d.location.member, path.string());
+    EXPECT_EQ(d.location.path.rfind("/conv/stride", 0), 0u) << d.location.path;
+  }
+}
+
+// A frontend that is not JSON cannot be used, and the report says where.
+TEST(GeminiRules, FrontendSyntaxIsAReadError) {
+  const auto path = test::ProcessTempPath("broken_frontend.json");
+  std::ofstream(path) << "{\"conv\": {\"stride\": [1, }}";
+  DiagnosticSink sink(Profile{}, "example.json");
+  LoadFrontend({path.string()}, Limits{}, sink);
+  ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+  EXPECT_EQ(sink.diagnostics()[0].rule, &core_rules::kIoRead);
+  EXPECT_EQ(sink.diagnostics()[0].location.offset, 24u);  // the '}' where a value belongs
 }
 
 TEST(GeminiRules, TopLevelAndStructure) {

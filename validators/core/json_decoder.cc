@@ -67,6 +67,7 @@ bool JsonDecoder::OptionalInt(std::optional<int64_t>* out) {
 }
 
 void JsonDecoder::ReportUnknownKey(std::string_view key, uint64_t key_offset) {
+  if (rules_.unknown_key == nullptr) return;
   ReportKey(*rules_.unknown_key, key, key_offset,
             Str("key ", Quoted(key), " is not defined for this object"));
 }

@@ -28,7 +28,9 @@ struct JsonSchemaRules {
   const Rule* type;          // a value of the wrong kind or shape
   const Rule* number_range;  // an integer field holding a fraction or more than 64 bits
   const Rule* missing_key;   // a required key is absent
-  const Rule* unknown_key;   // a key the object kind does not define
+  // A key the object kind does not define; null when the format's writers
+  // add keys freely and its readers ignore them, as the decoder then does.
+  const Rule* unknown_key;
   // An object that holds a key twice; null when the format's own readers
   // take the last value without complaint, as the decoder then does.
   const Rule* duplicate_key;

@@ -2,15 +2,28 @@
 
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
+#include "validators/core/json_decoder.h"
 #include "validators/core/text.h"
+#include "validators/gemini/rules.h"
 
 namespace accelcheck::gemini {
 
 namespace {
 
-Op OpOf(const std::string& operation) {
+// Unknown keys are the writer's own business; a repeated key keeps the last
+// value, as Python's json module does.
+const JsonSchemaRules kFrontendRules{&rules::kJsonSyntax,
+                                     &rules::kSchemaType,
+                                     &rules::kJsonNumberRange,
+                                     &rules::kSchemaMissingKey,
+                                     nullptr,
+                                     nullptr};
+
+constexpr JsonKeys<9> kLayerKeys = {"operation",    "layer_index", "input_shape",
+                                    "output_shape", "kernel_size", "pool_size",
+                                    "stride",       "padding",     "previous_layer"};
+
+Op OpOf(std::string_view operation) {
   if (operation == "conv2d") return Op::kConv2d;
   if (operation == "dense") return Op::kDense;
   if (operation == "max_pool2d") return Op::kMaxPool;
@@ -20,74 +33,162 @@ Op OpOf(const std::string& operation) {
   return Op::kOther;
 }
 
+// Geometry outside these bounds describes no real layer; keeping it bounded
+// keeps the receptive-field arithmetic exact.
+bool Bounded(const FrontendLayer& layer) {
+  const auto within = [](const auto& values, int64_t low) {
+    return std::all_of(values.begin(), values.end(),
+                       [low](int64_t v) { return v >= low && v <= (1 << 20); });
+  };
+  return within(layer.kernel, 1) && within(layer.stride, 1) && within(layer.padding, 0) &&
+         within(layer.output_shape, 0) &&
+         std::all_of(layer.input_shapes.begin(), layer.input_shapes.end(),
+                     [&](const auto& s) { return within(s, 0); });
+}
+
+class FrontendDecoder : public JsonDecoder {
+ public:
+  FrontendDecoder(ByteView text, const Limits& limits, DiagnosticSink& sink)
+      : JsonDecoder(text, limits, sink, kFrontendRules) {}
+
+  void Layers(Frontend* frontend);
+
+ private:
+  void Layer(FrontendLayer* layer);
+  // N integers, or (any other value, skipped) nothing.
+  template <size_t N>
+  std::optional<std::array<int64_t, N>> Ints();
+  // A list of values of which `one` reads each; other values are skipped.
+  template <typename F>
+  void ListOf(F&& one);
+
+  JsonKeyOrder order_;
+};
+
 template <size_t N>
-bool ReadInts(const nlohmann::json& value, std::array<int64_t, N>* out) {
-  if (!value.is_array() || value.size() != N) return false;
-  for (size_t i = 0; i < N; ++i) {
-    if (!value[i].is_number_integer()) return false;
-    (*out)[i] = value[i].get<int64_t>();
+std::optional<std::array<int64_t, N>> FrontendDecoder::Ints() {
+  std::array<int64_t, N> values{};
+  if (reader_.Peek() != JsonKind::kArray) {
+    reader_.Skip();
+    return std::nullopt;
   }
-  return true;
+  if (reader_.TryReadInts(values.data(), N)) return values;
+  size_t count = 0;
+  bool integers = true;
+  reader_.BeginArray();
+  while (reader_.NextElement()) {
+    JsonNumber number;
+    bool integer = false;
+    if (reader_.Peek() == JsonKind::kNumber) {
+      integer = reader_.ReadNumber(&number) && number.integral && number.fits;
+    } else {
+      reader_.Skip();
+    }
+    integers = integers && integer;
+    if (integer && count < N) values[count] = number.integer;
+    ++count;
+  }
+  if (!integers || count != N) return std::nullopt;
+  return values;
+}
+
+template <typename F>
+void FrontendDecoder::ListOf(F&& one) {
+  if (reader_.Peek() != JsonKind::kArray) {
+    reader_.Skip();
+    return;
+  }
+  reader_.BeginArray();
+  for (size_t i = 0; reader_.NextElement(); ++i) one(i);
+}
+
+void FrontendDecoder::Layer(FrontendLayer* layer) {
+  Fields(kLayerKeys, order_, [&](int field) {
+    switch (field) {
+      case 0: {
+        std::string_view operation;
+        if (reader_.Peek() == JsonKind::kString && reader_.ReadString(&operation)) {
+          layer->operation = std::string(operation);
+        } else {
+          reader_.Skip();
+        }
+        break;
+      }
+      case 1:
+        if (!reader_.TryReadInt(&layer->index)) reader_.Skip();
+        break;
+      case 2:
+        ListOf([&](size_t) {
+          if (auto shape = Ints<4>()) layer->input_shapes.push_back(*shape);
+        });
+        break;
+      case 3:
+        ListOf([&](size_t i) {
+          const auto shape = Ints<4>();
+          if (i == 0 && shape) layer->output_shape = *shape;
+        });
+        break;
+      case 4:
+      case 5:
+        if (auto kernel = Ints<2>()) layer->kernel = *kernel;
+        break;
+      case 6:
+        if (auto stride = Ints<2>()) layer->stride = *stride;
+        break;
+      case 7:
+        if (auto padding = Ints<4>()) layer->padding = *padding;
+        break;
+      case 8:
+        ListOf([&](size_t) {
+          std::string_view previous;
+          if (reader_.Peek() == JsonKind::kString && reader_.ReadString(&previous)) {
+            layer->previous.emplace_back(previous);
+          } else {
+            reader_.Skip();
+          }
+        });
+        break;
+    }
+  });
+  layer->op = OpOf(layer->operation);
+}
+
+void FrontendDecoder::Layers(Frontend* frontend) {
+  if (!ExpectObject("an object of layers")) return;
+  reader_.BeginObject();
+  std::string_view key;
+  uint64_t key_offset = 0;
+  while (reader_.NextKey(&key, &key_offset)) {
+    if (reader_.Peek() != JsonKind::kObject) {
+      reader_.Skip();  // not a layer
+      continue;
+    }
+    FrontendLayer layer;
+    layer.name = std::string(key);
+    const Location at = Here();
+    Layer(&layer);
+    if (!Bounded(layer)) {
+      sink_.Report(rules::kSchemaType, at,
+                   Str("layer ", Quoted(layer.name),
+                       " has a kernel, stride, padding or shape outside [0, 2^20]"));
+    }
+    frontend->layers.insert_or_assign(layer.name, std::move(layer));
+  }
 }
 
 }  // namespace
 
 bool IsPeOp(Op op) { return op == Op::kConv2d || op == Op::kDense; }
 
-std::optional<Frontend> ParseFrontend(ByteView text, std::string* error) {
-  const auto doc =
-      nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) {
-    *error = "the frontend IR is not a JSON object";
-    return std::nullopt;
-  }
+std::optional<Frontend> ParseFrontend(ByteView text, const Limits& limits, DiagnosticSink& sink) {
   Frontend frontend;
-  for (const auto& [name, layer] : doc.items()) {
-    if (!layer.is_object()) continue;
-    FrontendLayer out;
-    out.name = name;
-    if (layer.contains("operation") && layer["operation"].is_string())
-      out.operation = layer["operation"].get<std::string>();
-    out.op = OpOf(out.operation);
-    if (layer.contains("layer_index") && layer["layer_index"].is_number_integer())
-      out.index = layer["layer_index"].get<int64_t>();
-    if (layer.contains("input_shape") && layer["input_shape"].is_array()) {
-      for (const auto& shape : layer["input_shape"]) {
-        std::array<int64_t, 4> dims{};
-        if (ReadInts(shape, &dims)) out.input_shapes.push_back(dims);
-      }
-    }
-    if (layer.contains("output_shape") && layer["output_shape"].is_array() &&
-        !layer["output_shape"].empty()) {
-      ReadInts(layer["output_shape"][0], &out.output_shape);
-    }
-    if (layer.contains("kernel_size")) ReadInts(layer["kernel_size"], &out.kernel);
-    if (layer.contains("pool_size")) ReadInts(layer["pool_size"], &out.kernel);
-    if (layer.contains("stride")) ReadInts(layer["stride"], &out.stride);
-    if (layer.contains("padding")) ReadInts(layer["padding"], &out.padding);
-    if (layer.contains("previous_layer") && layer["previous_layer"].is_array()) {
-      for (const auto& p : layer["previous_layer"]) {
-        if (p.is_string()) out.previous.push_back(p.get<std::string>());
-      }
-    }
-    // Geometry outside these bounds describes no real layer; keeping it
-    // bounded keeps the receptive-field arithmetic exact.
-    const auto bounded = [](const auto& values, int64_t low) {
-      return std::all_of(values.begin(), values.end(),
-                         [low](int64_t v) { return v >= low && v <= (1 << 20); });
-    };
-    if (!bounded(out.kernel, 1) || !bounded(out.stride, 1) || !bounded(out.padding, 0) ||
-        !bounded(out.output_shape, 0) ||
-        !std::all_of(out.input_shapes.begin(), out.input_shapes.end(),
-                     [&](const auto& s) { return bounded(s, 0); })) {
-      *error =
-          Str("layer ", Quoted(name), " has a kernel, stride, padding or shape outside [0, 2^20]");
-      return std::nullopt;
-    }
-    frontend.layers.emplace(name, std::move(out));
-  }
+  FrontendDecoder decoder(text, limits, sink);
+  const uint64_t before = sink.blocking_count();
+  decoder.Layers(&frontend);
+  if (!decoder.Finish() || sink.blocking_count() != before) return std::nullopt;
   if (frontend.layers.empty()) {
-    *error = "the frontend IR defines no layer";
+    sink.Report(rules::kSchemaType, Location{0, std::nullopt, ""},
+                "the frontend IR defines no layer");
     return std::nullopt;
   }
   return frontend;

@@ -1,5 +1,5 @@
 // The frontend IR (docs/formats/gemini.md §1): per-layer operation, shapes, kernel,
-// stride and padding. Small documents, read with nlohmann.
+// stride and padding, read with the core JSON decoder.
 #pragma once
 
 #include <array>
@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "validators/core/bytes.h"
+#include "validators/core/limits.h"
+#include "validators/core/sink.h"
 
 namespace accelcheck::gemini {
 
@@ -36,8 +38,12 @@ struct Frontend {
   }
 };
 
-// nullopt (with `error` set) when the text is not a frontend IR document.
-std::optional<Frontend> ParseFrontend(ByteView text, std::string* error);
+// The frontend IR in `text`, or nothing when it is not a frontend IR document
+// (the reasons go to `sink`: JSON syntax, a layer whose geometry is out of
+// range, no layer at all; nesting beyond --max-depth is core.limit.max-depth).
+// The frontend's writer adds keys freely: only the keys the checks use are
+// read, and a value of another shape is left at its default.
+std::optional<Frontend> ParseFrontend(ByteView text, const Limits& limits, DiagnosticSink& sink);
 
 // pe operations run on the PE array; the rest on the vector processor (I-S5).
 bool IsPeOp(Op op);

@@ -14,11 +14,21 @@ std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
   const std::string& path = companions.front();
   std::string error;
   auto buffer = ReadFileLimited(path, limits.max_file_size, &error);
-  if (buffer) {
-    if (auto frontend = ParseFrontend(buffer->bytes(), &error)) return frontend;
+  if (!buffer) {
+    sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path},
+                Str("frontend IR ", Quoted(path), " cannot be used: ", error));
+    return std::nullopt;
   }
-  sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path},
-              Str("frontend IR ", Quoted(path), " cannot be used: ", error));
+  DiagnosticSink problems(Profile{}, path);
+  if (auto frontend = ParseFrontend(buffer->bytes(), limits, problems)) return frontend;
+  if (problems.diagnostics().empty()) return std::nullopt;  // beyond --max-diagnostics 0
+  // The first problem, located in the frontend file; a limit stays a limit.
+  const Diagnostic& first = problems.diagnostics().front();
+  Location where = first.location;
+  where.member = path;
+  const bool limit = first.rule->category == Category::kLimit;
+  sink.Report(limit ? *first.rule : core_rules::kIoRead, std::move(where),
+              Str("frontend IR ", Quoted(path), " cannot be used: ", first.message));
   return std::nullopt;
 }
 
