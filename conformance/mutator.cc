@@ -1,11 +1,9 @@
 #include "conformance/mutator.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
-#include "conformance/gemini/mutate.h"
-#include "conformance/pte/mutate.h"
-#include "conformance/tensil/mutate.h"
 #include "validators/core/limits.h"
 #include "validators/core/text.h"
 
@@ -31,36 +29,6 @@ std::string Describe(const Diagnostic& d) {
 }
 
 }  // namespace
-
-std::optional<MutatedFiles> ByteMutator::Mutate(const MutationInput& input, const Rule& rule,
-                                                uint64_t seed, const std::string& output,
-                                                std::string* error) const {
-  const std::optional<InputBuffer> bytes =
-      ReadFileLimited(input.path, Limits{}.max_file_size, error);
-  if (!bytes) return std::nullopt;
-  const std::optional<std::vector<uint8_t>> mutated = Apply(bytes->bytes(), rule, seed, error);
-  if (!mutated) return std::nullopt;
-  std::ofstream out(output, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(mutated->data()),
-            static_cast<std::streamsize>(mutated->size()));
-  if (!out) {
-    *error = "cannot write " + output;
-    return std::nullopt;
-  }
-  MutatedFiles written{{output}, {}, CompanionNote(rule)};
-  // A rule between two files shows against the companion the input came with.
-  if (!written.note.empty()) written.companions = input.companions;
-  return written;
-}
-
-const Mutator* FindMutator(std::string_view format_id) {
-  static const Mutator* const kMutators[] = {
-      &pte::PteMutator(), &tensil::conformance::TensilMutator(), &gemini::GeminiMutator()};
-  for (const Mutator* m : kMutators) {
-    if (m->format() == format_id) return m;
-  }
-  return nullptr;
-}
 
 bool MutationBaseline::Holds(const Diagnostic& d) const {
   return findings.count(std::pair(d.rule, d.location.path)) != 0;
@@ -101,4 +69,75 @@ std::optional<std::string> NotBreakingOnly(const Format& format, const MutationI
   return std::nullopt;
 }
 
+namespace conformance {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> WriteAll(const fs::path& dir, const std::vector<NamedFile>& files,
+                                    std::vector<std::string>* written) {
+  for (const NamedFile& file : files) {
+    const std::string path = (dir / file.name).string();
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(file.bytes.data()),
+              static_cast<std::streamsize>(file.bytes.size()));
+    written->push_back(path);
+    if (!out) return "cannot write " + path;
+  }
+  return std::nullopt;
+}
+
+void RemoveAll(const std::vector<std::string>& files) {
+  std::error_code ignored;
+  for (const std::string& file : files) fs::remove(file, ignored);
+}
+
+// A companion the mutation wrote is at its written path; one of the base is
+// the user's file.
+std::string CompanionPath(const std::string& name, const Mutated& mutated,
+                          const std::vector<std::string>& written) {
+  for (size_t i = 0; i < mutated.files.size(); ++i) {
+    if (mutated.files[i].name == name) return written[i];
+  }
+  return name;
+}
+
+}  // namespace
+
+OrDeclined<WrittenMutation> MutateFile(const Provider& provider, const MutationInput& input,
+                                       const Rule& rule, uint64_t seed, const std::string& output) {
+  const MutationCase* mutation = provider.FindCase(rule.id);
+  if (mutation == nullptr) return Declined{Str("no mutation breaks ", rule.id)};
+  if (mutation->needs_companions && input.companions.empty()) {
+    return Declined{Str(rule.id, " holds between the file and its companion: give it with ",
+                        provider.companion_option())};
+  }
+  const Format* format = FindFormat(provider.format());
+  if (format == nullptr) return Declined{Str("no format ", provider.format())};
+  MutationBaseline baseline;
+  if (auto why = NotAValidInput(*format, input, &baseline)) return Declined{*why};
+  OrDeclined<Base> base = provider.ReadBase(input.path, input.companions);
+  if (auto* declined = std::get_if<Declined>(&base)) return std::move(*declined);
+  const fs::path out(output);
+  OrDeclined<Mutated> mutated =
+      mutation->apply(std::get<Base>(base), seed, out.filename().string());
+  if (auto* declined = std::get_if<Declined>(&mutated)) return std::move(*declined);
+  const Mutated& result = std::get<Mutated>(mutated);
+  WrittenMutation written;
+  if (auto why = WriteAll(out.parent_path(), result.files, &written.files)) {
+    RemoveAll(written.files);
+    return Declined{*why};
+  }
+  for (const std::string& name : result.companions)
+    written.companions.push_back(CompanionPath(name, result, written.files));
+  if (auto why = NotBreakingOnly(*format, {written.files[0], written.companions}, rule,
+                                 mutation->also, baseline)) {
+    RemoveAll(written.files);
+    return Declined{Str("cannot break ", rule.id, " in this input: ", *why)};
+  }
+  return written;
+}
+
+}  // namespace conformance
 }  // namespace accelcheck

@@ -15,11 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "conformance/gemini/cases.h"
-#include "conformance/pte/bases.h"
-#include "conformance/pte/mutate.h"
-#include "conformance/pte/serialize.h"
-#include "conformance/tensil/bundle.h"
 #include "validators/core/format.h"
 #include "validators/core/text.h"
 
@@ -35,6 +30,14 @@ int SuiteResult::passed() const {
 }
 
 int SuiteResult::failed() const { return static_cast<int>(cases.size()) - passed(); }
+
+bool PathMatches(const std::string& reported, const std::string& expected) {
+  if (expected.empty()) return true;
+  if (reported.compare(0, expected.size(), expected) != 0) return false;
+  // Object paths nest with '.' and '[', JSON pointers (gemini) with '/'.
+  return reported.size() == expected.size() || reported[expected.size()] == '.' ||
+         reported[expected.size()] == '[' || reported[expected.size()] == '/';
+}
 
 namespace {
 
@@ -59,22 +62,6 @@ std::string Expectation(Category category) {
       return "internal";
   }
   return "invalid";
-}
-
-std::string FileId(std::string_view rule_id) {
-  std::string s(rule_id);
-  for (char& ch : s) {
-    if (ch == '.') ch = '_';
-  }
-  return s;
-}
-
-bool PathMatches(const std::string& reported, const std::string& expected) {
-  if (expected.empty()) return true;
-  if (reported.compare(0, expected.size(), expected) != 0) return false;
-  // Object paths nest with '.' and '[', JSON pointers (gemini) with '/'.
-  return reported.size() == expected.size() || reported[expected.size()] == '.' ||
-         reported[expected.size()] == '[' || reported[expected.size()] == '/';
 }
 
 std::string Describe(const DiagnosticSink& sink) {
@@ -198,140 +185,100 @@ SuiteResult RunSuite(const std::string& dir, std::string* error) {
 
 namespace {
 
-// One valid file the suite writes and mutates: an example program, or the
-// companion .ptd of one.
-struct SuiteBase {
-  std::string name;
-  std::string extension;  // ".pte" or ".ptd"
-  std::vector<uint8_t> bytes;
-  std::string data;  // for a program with a companion: the .ptd's file
-};
-
-bool WriteCase(const fs::path& dir, const std::string& file, const std::vector<uint8_t>& bytes,
-               std::string* error) {
-  if (WriteBytes(dir / file, bytes)) return true;
-  if (error) *error = "cannot write " + file;
-  return false;
-}
-
-// Writes the example bases and their valid cases: each program, and its
-// companion .ptd both alone and as the program's "data".
-bool WriteBases(const fs::path& dir, std::vector<SuiteBase>& bases, json& cases,
-                std::string* error) {
-  for (const pte::NamedBase& base : pte::ExampleBases()) {
-    SuiteBase program{base.name, ".pte", pte::Serialize(base.file), ""};
-    std::optional<SuiteBase> data;
-    if (base.data) {
-      data = SuiteBase{base.name, ".ptd", pte::SerializePtd(*base.data), ""};
-      program.data = "pte/valid_" + base.name + ".ptd";
-      if (!WriteCase(dir, program.data, data->bytes, error)) return false;
-      cases.push_back({{"id", "pte.valid." + base.name + ".ptd"},
-                       {"format", "pte"},
-                       {"file", program.data},
-                       {"expect", "valid"}});
-    }
-    const std::string file = "pte/valid_" + base.name + ".pte";
-    if (!WriteCase(dir, file, program.bytes, error)) return false;
-    json c = {
-        {"id", "pte.valid." + base.name}, {"format", "pte"}, {"file", file}, {"expect", "valid"}};
-    if (data) c["data"] = program.data;
-    cases.push_back(std::move(c));
-    bases.push_back(std::move(program));
-    if (data) bases.push_back(std::move(*data));
+bool WriteFiles(const fs::path& folder, const std::vector<NamedFile>& files, std::string* error) {
+  for (const NamedFile& file : files) {
+    if (WriteBytes(folder / file.name, file.bytes)) continue;
+    if (error) *error = "cannot write " + (folder / file.name).string();
+    return false;
   }
   return true;
 }
 
-// The Tensil cases: the tiny bundle and one mutation of it per rule. A case
-// is several files: "file" is the .tmodel, "files" lists the .tprog and
-// .tdata it names, and "data" the .tarch it is validated against.
-bool WriteTensilCases(const fs::path& dir, json& cases, std::string* error) {
-  namespace tc = tensil::conformance;
-  const auto relative = [&](const std::string& path) {
-    return fs::relative(path, dir).generic_string();
-  };
-  const auto write = [&](const tc::Bundle& bundle, const std::string& stem, json c) {
-    const auto written = tc::WriteBundle(bundle, dir / "tensil", stem, error);
-    if (!written) return false;
-    c["format"] = "tensil";
-    c["file"] = relative(written->tmodel);
+std::vector<std::string> NamesOf(const std::vector<NamedFile>& files) {
+  std::vector<std::string> names;
+  for (const NamedFile& file : files) names.push_back(file.name);
+  return names;
+}
+
+// A case's files in the manifest: "file" is the one validated; a case of
+// several files (a Tensil model) lists them all in "files" and its
+// companions ("data") as a list, a case of one file its one companion as a
+// string.
+void AddFiles(json& c, const std::string& folder, const std::vector<std::string>& files,
+              const std::vector<std::string>& companions) {
+  const auto in_folder = [&](const std::string& name) { return folder + "/" + name; };
+  c["file"] = in_folder(files[0]);
+  if (files.size() > 1) {
     c["files"] = json::array();
-    for (const std::string& f : written->files) c["files"].push_back(relative(f));
-    if (!written->companions.empty()) {
-      c["data"] = json::array();
-      for (const std::string& f : written->companions) c["data"].push_back(relative(f));
+    for (const std::string& f : files) c["files"].push_back(in_folder(f));
+  }
+  if (companions.size() == 1 && files.size() == 1) {
+    c["data"] = in_folder(companions[0]);
+  } else if (!companions.empty()) {
+    c["data"] = json::array();
+    for (const std::string& f : companions) c["data"].push_back(in_folder(f));
+  }
+}
+
+// The valid case of each base.
+bool WriteBases(const fs::path& folder, const Provider& provider, const std::vector<Base>& bases,
+                json& cases, std::string* error) {
+  for (const Base& base : bases) {
+    if (!WriteFiles(folder, base.files, error) || !WriteFiles(folder, base.companions, error))
+      return false;
+    json c = {{"id", base.id}, {"format", std::string(provider.format())}, {"expect", "valid"}};
+    AddFiles(c, std::string(provider.format()), NamesOf(base.files), NamesOf(base.companions));
+    cases.push_back(std::move(c));
+  }
+  return true;
+}
+
+// One negative case per mutation case.
+bool WriteNegativeCases(const fs::path& folder, const Provider& provider,
+                        const std::vector<Base>& bases, json& cases, std::string* error) {
+  const std::string format(provider.format());
+  for (const MutationCase& mutation : provider.Cases()) {
+    const std::string rule(mutation.rule->id);
+    OrDeclined<AppliedCase> applied = ApplyToFirstBase(mutation, bases);
+    if (const auto* declined = std::get_if<Declined>(&applied)) {
+      if (error) *error = Str("no ", format, " base can break ", rule, ": ", declined->reason);
+      return false;
+    }
+    const Base* base = std::get<AppliedCase>(applied).base;
+    const Mutated& mutated = std::get<AppliedCase>(applied).mutated;
+    if (!WriteFiles(folder, mutated.files, error)) return false;
+    json c = {{"id", rule},         {"format", format},
+              {"base", base->name}, {"expect", Expectation(mutation.rule->category)},
+              {"rule", rule},       {"location", {{"path", mutated.path}, {"offset", nullptr}}}};
+    AddFiles(c, format, NamesOf(mutated.files), mutated.companions);
+    if (!mutation.also.empty()) {
+      c["also"] = json::array();
+      for (const Rule* implied : mutation.also) c["also"].push_back(std::string(implied->id));
     }
     cases.push_back(std::move(c));
-    return true;
-  };
-  if (!write(tc::TinyBundle(), "valid_tiny", {{"id", "tensil.valid.tiny"}, {"expect", "valid"}}))
-    return false;
-  for (const tc::Mutation& m : tc::Mutations()) {
-    tc::Bundle bundle = tc::TinyBundle();
-    const std::string path = m.change(bundle);
-    json c = {{"id", std::string(m.rule->id)},
-              {"base", "valid_tiny.tmodel"},
-              {"expect", Expectation(m.rule->category)},
-              {"rule", std::string(m.rule->id)},
-              {"location", {{"path", path}, {"offset", nullptr}}}};
-    if (!m.also.empty()) {
-      c["also"] = json::array();
-      for (const Rule* implied : m.also) c["also"].push_back(std::string(implied->id));
-    }
-    if (!write(bundle, FileId(m.rule->id), std::move(c))) return false;
   }
   return true;
 }
 
 }  // namespace
 
-bool GenerateSuite(const std::string& dir, std::string* error) {
-  std::error_code ec;
-  fs::create_directories(fs::path(dir) / "pte", ec);
-  if (!ec) fs::create_directories(fs::path(dir) / "tensil", ec);
-  if (ec) {
-    if (error) *error = "cannot create " + dir + ": " + ec.message();
-    return false;
-  }
+bool GenerateSuite(const std::string& dir, const std::vector<const Provider*>& providers,
+                   std::string* error) {
   json cases = json::array();
-  std::vector<SuiteBase> bases;
-  if (!WriteBases(dir, bases, cases, error)) return false;
-  // One negative case per mutable rule: the first base (in order) that
-  // offers a place for the mutation. The mutator declines a .ptd rule on a
-  // program and a program rule on a .ptd.
-  for (const Rule* rule : pte::PteMutator().rules()) {
-    std::optional<std::vector<uint8_t>> bytes;
-    std::string path, why;
-    const SuiteBase* used = nullptr;
-    for (const SuiteBase& base : bases) {
-      if (pte::NeedsCompanion(*rule) && base.data.empty()) continue;
-      bytes = pte::MutatePte(base.bytes, *rule, 0, &path, &why);
-      if (bytes) {
-        used = &base;
-        break;
-      }
-    }
-    if (!bytes) {
-      if (error) *error = Str("no example base can break ", rule->id, ": ", why);
+  for (const Provider* provider : providers) {
+    const fs::path folder = fs::path(dir) / provider->format();
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) {
+      if (error) *error = "cannot create " + folder.string() + ": " + ec.message();
       return false;
     }
-    const std::string file = "pte/" + FileId(rule->id) + used->extension;
-    if (!WriteCase(dir, file, *bytes, error)) return false;
-    json c = {{"id", std::string(rule->id)},
-              {"format", "pte"},
-              {"file", file},
-              {"base", used->name + used->extension},
-              {"expect", Expectation(rule->category)},
-              {"rule", std::string(rule->id)},
-              {"location", {{"path", path}, {"offset", nullptr}}}};
-    if (!used->data.empty()) c["data"] = used->data;
-    json also = json::array();
-    for (const Rule* implied : pte::ImpliedRules(*rule)) also.push_back(std::string(implied->id));
-    if (!also.empty()) c["also"] = also;
-    cases.push_back(std::move(c));
+    const std::vector<Base> bases = provider->Bases();
+    if (!WriteBases(folder, *provider, bases, cases, error) ||
+        !WriteNegativeCases(folder, *provider, bases, cases, error)) {
+      return false;
+    }
   }
-  if (!WriteTensilCases(dir, cases, error)) return false;
-  if (!gemini::WriteGeminiCases(dir, cases, error)) return false;
   std::ofstream out(fs::path(dir) / "manifest.json");
   out << json{{"version", 1}, {"cases", cases}}.dump(1) << "\n";
   if (!out) {

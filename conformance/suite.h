@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/provider.h"
 #include "validators/core/limits.h"
 
 namespace accelcheck::conformance {
@@ -24,13 +25,20 @@ struct SuiteResult {
   int failed() const;
 };
 
+// Whether a diagnostic at `reported` is at the object `expected` or inside
+// it (every path is inside "").
+bool PathMatches(const std::string& reported, const std::string& expected);
+
 // Runs every case of `dir`/manifest.json. Sets `error` (and returns nothing
 // useful) when the manifest cannot be read.
 SuiteResult RunSuite(const std::string& dir, std::string* error);
 
-// Writes the project's own generated suite (valid bases and one mutation per
-// mutable rule for every format) into `dir`, with its manifest.
-bool GenerateSuite(const std::string& dir, std::string* error);
+// Writes the project's own generated suite into `dir`, with its manifest:
+// for each provider (in order), its valid bases and one negative case per
+// mutation case, made from the first base that does not decline it. Each
+// format's files go to `dir`/<format id>/.
+bool GenerateSuite(const std::string& dir, const std::vector<const Provider*>& providers,
+                   std::string* error);
 
 // JUnit XML for a suite run (one <testcase> per case).
 std::string SuiteJunit(const SuiteResult& result);

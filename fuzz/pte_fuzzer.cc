@@ -84,12 +84,11 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   std::minstd_rand random(seed);
   // Three in four mutations stay byte-level: they are what finds decoder bugs.
   if (random() % 4 != 0) return LLVMFuzzerMutate(data, size, max_size);
-  const ByteMutator& mutator = pte::PteMutator();
-  const std::vector<const Rule*> rules = mutator.rules();
-  if (rules.empty()) return LLVMFuzzerMutate(data, size, max_size);
-  const Rule& rule = *rules[random() % rules.size()];
-  std::string error;
-  const auto mutated = mutator.Apply(ByteView(data, size), rule, random(), &error);
+  const auto& cases = pte::PteConformance().Cases();
+  if (cases.empty()) return LLVMFuzzerMutate(data, size, max_size);
+  const Rule& rule = *cases[random() % cases.size()].rule;
+  std::string path, error;
+  const auto mutated = pte::MutatePte(ByteView(data, size), rule, random(), &path, &error);
   if (!mutated || mutated->size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
   std::memcpy(data, mutated->data(), mutated->size());
   return mutated->size();

@@ -1,16 +1,32 @@
 #include "conformance/gemini/cases.h"
 
-#include <fstream>
+#include <algorithm>
+#include <functional>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "conformance/gemini/generate.h"
+#include "validators/core/text.h"
 #include "validators/gemini/rules.h"
 
 namespace accelcheck::gemini {
 
 namespace {
 
+namespace ac = accelcheck::conformance;
 using nlohmann::json;
+
+// One rule's change: on the parsed base, or on its text (for rules about
+// the JSON text itself), reported at the JSON pointer `path`.
+struct Change {
+  const Rule* rule;
+  std::string path;
+  bool with_frontend = false;
+  std::function<void(json&)> change;
+  std::function<void(std::string&)> text_change;
+  std::vector<const Rule*> also;  // rules that break together with it
+};
 
 GenerateOptions BaseOptions() {
   GenerateOptions o;
@@ -84,30 +100,6 @@ void ReadCore1OutputFirst(json& ir) {
   ["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
 }
 
-std::string ExpectationOf(const Rule& rule) {
-  switch (rule.category) {
-    case Category::kMalformed:
-      return "malformed";
-    case Category::kUnsupported:
-      return "unsupported";
-    case Category::kLimit:
-      return "limit";
-    case Category::kInternal:
-      return "internal";
-    case Category::kInvalid:
-      break;
-  }
-  return "invalid";
-}
-
-bool WriteText(const std::filesystem::path& path, const std::string& text, std::string* error) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (out) return true;
-  if (error) *error = "cannot write " + path.string();
-  return false;
-}
-
 }  // namespace
 
 std::string CaseBaseIr() {
@@ -122,9 +114,11 @@ std::string CaseBaseFrontend() {
   return frontend.str();
 }
 
-const std::vector<CaseMutation>& CaseMutations() {
+namespace {
+
+std::vector<Change> Table() {
   using namespace rules;
-  static const std::vector<CaseMutation> kMutations = {
+  return {
       {&kJsonSyntax, "", false, nullptr, [](std::string& t) { t.resize(t.size() / 2); }, {}},
       {&kJsonDuplicateKey,
        "/buffersize",
@@ -608,55 +602,76 @@ const std::vector<CaseMutation>& CaseMutations() {
        nullptr,
        {}},
   };
-  return kMutations;
 }
 
-bool WriteGeminiCases(const std::filesystem::path& dir, json& cases, std::string* error) {
-  const std::filesystem::path out = dir / "gemini";
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  const std::string base = CaseBaseIr();
-  if (ec || !WriteText(out / "valid_base.json", base, error) ||
-      !WriteText(out / "valid_base.frontend.json", CaseBaseFrontend(), error)) {
-    if (error && error->empty()) *error = "cannot create " + out.string();
-    return false;
-  }
-  cases.push_back({{"id", "gemini.valid.base"},
-                   {"format", "gemini"},
-                   {"file", "gemini/valid_base.json"},
-                   {"data", "gemini/valid_base.frontend.json"},
-                   {"expect", "valid"}});
-  for (const CaseMutation& m : CaseMutations()) {
-    std::string text;
-    if (m.text_change) {
-      text = base;
-      m.text_change(text);
+// The changes in rule-table order.
+const std::vector<Change>& Changes() {
+  static const std::vector<Change> kChanges = [] {
+    std::vector<Change> table = Table();
+    const RuleTable all = AllRules();
+    const auto order = [&](const Change& c) {
+      return std::find(all.begin(), all.end(), c.rule) - all.begin();
+    };
+    std::stable_sort(table.begin(), table.end(),
+                     [&](const Change& a, const Change& b) { return order(a) < order(b); });
+    return table;
+  }();
+  return kChanges;
+}
+
+// The base with the change. Text changes apply to the text as it is; the
+// others to the parsed IR, written back compact. The changes name the
+// objects they edit (core "0", its first workload, ...): on an IR without
+// them they throw, or edit something else, which the check of the result
+// then rejects.
+ac::OrDeclined<std::string> Changed(const std::string& text, const Change& c) {
+  try {
+    std::string changed = text;
+    if (c.text_change) {
+      c.text_change(changed);
     } else {
-      json ir = json::parse(base);
-      m.change(ir);
-      text = ir.dump();
+      json ir = json::parse(text);
+      c.change(ir);
+      changed = ir.dump();
     }
-    std::string file = std::string(m.rule->id);
-    for (char& c : file) {
-      if (c == '.') c = '_';
-    }
-    file = "gemini/" + file + ".json";
-    if (!WriteText(dir / file, text, error)) return false;
-    json c = {{"id", std::string(m.rule->id)},
-              {"format", "gemini"},
-              {"file", file},
-              {"base", "valid_base.json"},
-              {"expect", ExpectationOf(*m.rule)},
-              {"rule", std::string(m.rule->id)},
-              {"location", {{"path", m.path}, {"offset", nullptr}}}};
-    if (m.with_frontend) c["data"] = "gemini/valid_base.frontend.json";
-    if (!m.also.empty()) {
-      c["also"] = json::array();
-      for (const Rule* r : m.also) c["also"].push_back(std::string(r->id));
-    }
-    cases.push_back(std::move(c));
+    return changed;
+  } catch (const std::exception& e) {
+    return ac::Declined{Str("cannot break ", c.rule->id,
+                            " in this IR: it lacks what the change edits (", e.what(), ")")};
   }
-  return true;
+}
+
+// The cases have one change per rule, so `seed` has nothing to pick. A case
+// is validated with the frontend only for a rule about it (the others do not
+// list the frontend rules they may break).
+ac::OrDeclined<ac::Mutated> ApplyToBase(const Change& c, const ac::Base& base,
+                                        const std::string& name) {
+  const std::vector<uint8_t>& bytes = base.files[0].bytes;
+  ac::OrDeclined<std::string> changed = Changed(std::string(bytes.begin(), bytes.end()), c);
+  if (auto* declined = std::get_if<ac::Declined>(&changed)) return std::move(*declined);
+  const std::string& text = std::get<std::string>(changed);
+  ac::Mutated result{{{name, std::vector<uint8_t>(text.begin(), text.end())}}, {}, c.path};
+  if (c.with_frontend) {
+    for (const ac::NamedFile& companion : base.companions)
+      result.companions.push_back(companion.name);
+  }
+  return result;
+}
+
+}  // namespace
+
+const std::vector<ac::MutationCase>& MutationCases() {
+  static const std::vector<ac::MutationCase> kCases = [] {
+    std::vector<ac::MutationCase> cases;
+    for (const Change& c : Changes()) {
+      cases.push_back({c.rule, c.also, c.with_frontend,
+                       [&c](const ac::Base& base, uint64_t /*seed*/, const std::string& name) {
+                         return ApplyToBase(c, base, name);
+                       }});
+    }
+    return cases;
+  }();
+  return kCases;
 }
 
 }  // namespace accelcheck::gemini

@@ -3,32 +3,19 @@
 // validator must report.
 #pragma once
 
-#include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "validators/core/diagnostic.h"
+#include "conformance/provider.h"
 
 namespace accelcheck::gemini {
-
-struct CaseMutation {
-  const Rule* rule;
-  std::string path;  // the JSON pointer reported
-  bool with_frontend = false;
-  std::function<void(nlohmann::json&)> change;    // on the parsed base
-  std::function<void(std::string&)> text_change;  // or on its text
-  std::vector<const Rule*> also;                  // rules that break together with it
-};
 
 // The base: two layers on a 2x1 mesh, so that cores forward to each other.
 std::string CaseBaseIr();
 std::string CaseBaseFrontend();
-const std::vector<CaseMutation>& CaseMutations();
 
-// Writes DIR/gemini/... and appends the manifest entries to `cases`.
-bool WriteGeminiCases(const std::filesystem::path& dir, nlohmann::json& cases, std::string* error);
+// One case per rule of validators/gemini/rules.def, in table order. A case
+// applies to any IR that has the objects its change edits.
+const std::vector<conformance::MutationCase>& MutationCases();
 
 }  // namespace accelcheck::gemini

@@ -1,13 +1,13 @@
-// The Gemini mutator: breaks one rule of a valid scheduler IR with the change
-// the conformance cases give for the rule (conformance/gemini/cases.cc), on
-// any IR that has the objects the change edits. Rules about the frontend IR
-// need it as a companion (--frontend).
+// The Gemini conformance provider (conformance/provider.h): the cases' base
+// schedule with its frontend IR, and the changes of conformance/gemini/cases.cc,
+// which break one rule of any valid scheduler IR that has the objects they
+// edit. Rules about the frontend IR need it as a companion (--frontend).
 #pragma once
 
-#include "conformance/mutator.h"
+#include "conformance/provider.h"
 
 namespace accelcheck::gemini {
 
-const Mutator& GeminiMutator();
+const conformance::Provider& GeminiConformance();
 
 }  // namespace accelcheck::gemini

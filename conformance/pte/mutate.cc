@@ -8,17 +8,20 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <limits>
 
 #include <flatbuffers/flatbuffers.h>
 
+#include "conformance/pte/bases.h"
 #include "conformance/pte/mutate_ptd.h"
 #include "conformance/pte/read.h"
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
 #include "validators/core/checked.h"
 #include "validators/core/format.h"
+#include "validators/core/limits.h"
 #include "validators/core/text.h"
 #include "validators/pte/rules.h"
 #include "validators/pte/schema/program_generated.h"
@@ -30,6 +33,13 @@ namespace {
 namespace fb = executorch_flatbuffer;
 using namespace model;
 using Bytes = std::vector<uint8_t>;
+using conformance::Base;
+using conformance::Declined;
+using conformance::Mutated;
+using conformance::MutationCase;
+using conformance::NamedFile;
+using conformance::OrDeclined;
+using conformance::Provider;
 
 // What one mutation works on: the decoded file, then (for byte-level rules)
 // a patch applied to its serialized bytes.
@@ -1393,7 +1403,7 @@ std::vector<ExternalTensor> ExternalTensors(Ctx& c) {
 
 // Adds a copy of an EXTERNAL tensor changed by `breaks`, unreferenced, so
 // that the program alone stays valid and only the check against its .ptd
-// fails (NeedsCompanion).
+// fails (its case needs the companion).
 bool AddBrokenExternal(Ctx& c, const std::function<bool(Tensor&)>& breaks) {
   std::vector<ExternalTensor> all = ExternalTensors(c);
   if (all.empty())
@@ -1598,9 +1608,15 @@ bool DataflowReadBeforeWrite(Ctx& c) {
 
 // ---------------------------------------------------------------------------
 
+// A rule's mutation, with the rules that necessarily break with it whatever
+// the input (most have none), and whether it shows only against the
+// program's companion .ptd (docs/formats/pte.md §4 PTE-51d): the mutated
+// program is valid alone.
 struct Mutation {
   const Rule* rule;
   bool (*apply)(Ctx&);
+  std::vector<const Rule*> also = {};
+  bool needs_companion = false;
 };
 
 const std::vector<Mutation>& Mutations() {
@@ -1640,15 +1656,20 @@ const std::vector<Mutation>& Mutations() {
       {&kSegmentAlign, SegmentAlign},
       {&kSegmentOrder, SegmentOrder},
       {&kSegmentOverlap, SegmentOverlap},
-      {&kSegmentDataSize, SegmentDataSize},
+      // A segment that ends past segment_data_size but inside the file leaves
+      // bytes after the declared data (PTE-10, PTE-24).
+      {&kSegmentDataSize, SegmentDataSize, {&kTrailingBytes}},
       {&kSegmentBounds, SegmentBounds},
       {&kSegmentUnreferenced, SegmentUnreferenced},
-      {&kMutableSegmentShared, MutableSegmentShared},
+      // Two mutable entries that share a segment are also two entries (PTE-25,
+      // PTE-63).
+      {&kMutableSegmentShared, MutableSegmentShared, {&kMutableMultiple}},
       {&kDelegateDataIndex, DelegateDataIndex},
       {&kDelegateDataNull, DelegateDataNull},
       {&kDelegateDataUnreferenced, DelegateDataUnreferenced},
       {&kDelegateDataAlign, DelegateDataAlign},
-      {&kNamedDataNoSegments, NamedDataNoSegments},
+      // Without a segments vector no segment_index names a segment (PTE-27).
+      {&kNamedDataNoSegments, NamedDataNoSegments, {&kNamedDataSegmentIndex}},
       {&kNamedDataKey, NamedDataKey},
       {&kNamedDataKeyDuplicate, NamedDataKeyDuplicate},
       {&kNamedDataSegmentIndex, NamedDataSegmentIndex},
@@ -1707,8 +1728,8 @@ const std::vector<Mutation>& Mutations() {
       {&kTensorLocation, TensorLocation},
       {&kTensorMutableSegmentsIdx, TensorMutableSegmentsIdx},
       {&kTensorConstantWritten, TensorConstantWritten},
-      {&kExternalKeyMissing, ExternalKeyMissing},
-      {&kExternalLayout, ExternalLayout},
+      {&kExternalKeyMissing, ExternalKeyMissing, {}, true},
+      {&kExternalLayout, ExternalLayout, {}, true},
       {&kInstructionType, InstructionType},
       {&kKernelArgsMissing, KernelArgsMissing},
       {&kKernelOpIndex, KernelOpIndex},
@@ -1740,107 +1761,148 @@ bool ValidatesWithoutErrors(ByteView bytes) {
   return sink.error_count() == 0 && !sink.failed();
 }
 
-class PteMutatorImpl final : public ByteMutator {
+bool IsPtdRule(const Rule& rule) {
+  const std::vector<const Rule*> ptd_rules = PtdMutationRules();
+  return std::any_of(ptd_rules.begin(), ptd_rules.end(),
+                     [&](const Rule* r) { return r->id == rule.id; });
+}
+
+// The program's mutations, then the .ptd's: the .ptd rules come last in the
+// rule table.
+std::vector<Mutation> AllMutations() {
+  std::vector<Mutation> all = Mutations();
+  for (const Rule* rule : PtdMutationRules()) all.push_back({rule, nullptr});
+  return all;
+}
+
+// A case's result is named like its first file: `name`, with the extension of
+// the base (a .pte or a .ptd).
+OrDeclined<Mutated> ApplyCase(const Mutation& m, const Base& base, uint64_t seed,
+                              const std::string& name) {
+  std::string path, error;
+  std::optional<Bytes> bytes = MutatePte(base.files[0].bytes, *m.rule, seed, &path, &error);
+  if (!bytes) return Declined{error};
+  Mutated result{{{name, std::move(*bytes)}}, {}, path};
+  if (m.needs_companion) {
+    for (const NamedFile& companion : base.companions) result.companions.push_back(companion.name);
+  }
+  return result;
+}
+
+std::optional<Bytes> ReadBytes(const std::string& path, std::string* error) {
+  std::optional<InputBuffer> input = ReadFileLimited(path, Limits{}.max_file_size, error);
+  if (!input) return std::nullopt;
+  return Bytes(input->bytes().begin(), input->bytes().end());
+}
+
+class PteProvider final : public Provider {
  public:
   std::string_view format() const override { return "pte"; }
 
-  // The .ptd rules come last in the rule table.
-  std::vector<const Rule*> rules() const override {
-    std::vector<const Rule*> out;
-    for (const Mutation& m : Mutations()) out.push_back(m.rule);
-    for (const Rule* r : PtdMutationRules()) out.push_back(r);
-    return out;
-  }
-
-  std::optional<std::vector<uint8_t>> Apply(ByteView valid, const Rule& rule, uint64_t seed,
-                                            std::string* error) const override {
-    return ApplyWithPath(valid, rule, seed, nullptr, error);
-  }
-
-  std::string CompanionNote(const Rule& rule) const override {
-    return NeedsCompanion(rule)
-               ? "it shows against the input's companion .ptd (validate with --data FILE.ptd)"
-               : "";
-  }
-
-  std::optional<std::vector<uint8_t>> ApplyWithPath(ByteView valid, const Rule& rule, uint64_t seed,
-                                                    std::string* path, std::string* error) const {
-    const std::vector<const Rule*> ptd_rules = PtdMutationRules();
-    const bool ptd_rule = std::any_of(ptd_rules.begin(), ptd_rules.end(),
-                                      [&](const Rule* r) { return r->id == rule.id; });
-    if (ptd_rule != IsPtdFile(valid)) {
-      if (error) {
-        *error = Str(rule.id, ptd_rule ? " is a .ptd rule but the input is not a .ptd (FT01)"
-                                       : " is a program rule but the input is a .ptd");
+  // Each example program, its companion .ptd (if any) first: the .ptd is a
+  // base of its own, for the .ptd rules.
+  std::vector<Base> Bases() const override {
+    std::vector<Base> bases;
+    for (const NamedBase& example : ExampleBases()) {
+      std::vector<NamedFile> companions;
+      if (example.data) {
+        NamedFile ptd{"valid_" + example.name + ".ptd", SerializePtd(*example.data)};
+        bases.push_back({"pte.valid." + example.name + ".ptd", example.name + ".ptd", {ptd}, {}});
+        companions.push_back(std::move(ptd));
       }
-      return std::nullopt;
+      bases.push_back({"pte.valid." + example.name,
+                       example.name + ".pte",
+                       {{"valid_" + example.name + ".pte", Serialize(example.file)}},
+                       std::move(companions)});
     }
-    // Mutations assume every other rule holds, so that the result breaks only
-    // the intended one; they decline inputs that already break a rule.
-    if (!ValidatesWithoutErrors(valid)) {
-      if (error) *error = "the input does not validate: mutations start from a valid file";
-      return std::nullopt;
-    }
-    if (ptd_rule) return MutatePtd(valid, rule, seed, path, error);
-    const auto it = std::find_if(Mutations().begin(), Mutations().end(),
-                                 [&](const Mutation& m) { return m.rule->id == rule.id; });
-    if (it == Mutations().end()) {
-      if (error) *error = Str("no mutation breaks ", rule.id);
-      return std::nullopt;
-    }
-    std::string read_error;
-    std::optional<File> file = ReadFile(valid, &read_error);
-    if (!file) {
-      if (error) *error = "the input does not decode: " + read_error;
-      return std::nullopt;
-    }
-    Ctx c;
-    c.file = std::move(*file);
-    // Follow the writer (a header exactly when there is segment data) unless
-    // the mutation says otherwise.
-    c.file.extended_header = std::nullopt;
-    c.seed = seed;
-    if (!it->apply(c)) {
-      if (error) *error = Str("cannot break ", rule.id, " in this input: ", c.error);
-      return std::nullopt;
-    }
-    Bytes bytes = Serialize(c.file);
-    if (c.patch && !c.patch(bytes, c)) {
-      if (error)
-        *error = Str("cannot break ", rule.id, " in this input: its layout leaves no room");
-      return std::nullopt;
-    }
-    if (path) *path = c.path;
-    return bytes;
+    return bases;
   }
+
+  const std::vector<MutationCase>& Cases() const override {
+    static const std::vector<MutationCase> kCases = [] {
+      std::vector<MutationCase> cases;
+      for (const Mutation& m : AllMutations()) {
+        cases.push_back({m.rule, m.also, m.needs_companion,
+                         [m](const Base& base, uint64_t seed, const std::string& name) {
+                           return ApplyCase(m, base, seed, name);
+                         }});
+      }
+      return cases;
+    }();
+    return kCases;
+  }
+
+  OrDeclined<Base> ReadBase(const std::string& path,
+                            const std::vector<std::string>& companions) const override {
+    std::string error;
+    Base base;
+    std::optional<Bytes> bytes = ReadBytes(path, &error);
+    if (!bytes) return Declined{error};
+    base.files.push_back({std::filesystem::path(path).filename().string(), std::move(*bytes)});
+    for (const std::string& companion : companions) {
+      bytes = ReadBytes(companion, &error);
+      if (!bytes) return Declined{error};
+      base.companions.push_back({companion, std::move(*bytes)});
+    }
+    return base;
+  }
+
+  std::string_view companion_option() const override { return "--data FILE.ptd"; }
 };
 
 }  // namespace
 
-const ByteMutator& PteMutator() {
-  static const PteMutatorImpl kMutator;
-  return kMutator;
-}
-
 std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
                                               std::string* path, std::string* error) {
-  return static_cast<const PteMutatorImpl&>(PteMutator())
-      .ApplyWithPath(valid, rule, seed, path, error);
+  const bool ptd_rule = IsPtdRule(rule);
+  if (ptd_rule != IsPtdFile(valid)) {
+    if (error) {
+      *error = Str(rule.id, ptd_rule ? " is a .ptd rule but the input is not a .ptd (FT01)"
+                                     : " is a program rule but the input is a .ptd");
+    }
+    return std::nullopt;
+  }
+  // Mutations assume every other rule holds, so that the result breaks only
+  // the intended one; they decline inputs that already break a rule.
+  if (!ValidatesWithoutErrors(valid)) {
+    if (error) *error = "the input does not validate: mutations start from a valid file";
+    return std::nullopt;
+  }
+  if (ptd_rule) return MutatePtd(valid, rule, seed, path, error);
+  const auto it = std::find_if(Mutations().begin(), Mutations().end(),
+                               [&](const Mutation& m) { return m.rule->id == rule.id; });
+  if (it == Mutations().end()) {
+    if (error) *error = Str("no mutation breaks ", rule.id);
+    return std::nullopt;
+  }
+  std::string read_error;
+  std::optional<File> file = ReadFile(valid, &read_error);
+  if (!file) {
+    if (error) *error = "the input does not decode: " + read_error;
+    return std::nullopt;
+  }
+  Ctx c;
+  c.file = std::move(*file);
+  // Follow the writer (a header exactly when there is segment data) unless
+  // the mutation says otherwise.
+  c.file.extended_header = std::nullopt;
+  c.seed = seed;
+  if (!it->apply(c)) {
+    if (error) *error = Str("cannot break ", rule.id, " in this input: ", c.error);
+    return std::nullopt;
+  }
+  Bytes bytes = Serialize(c.file);
+  if (c.patch && !c.patch(bytes, c)) {
+    if (error) *error = Str("cannot break ", rule.id, " in this input: its layout leaves no room");
+    return std::nullopt;
+  }
+  if (path) *path = c.path;
+  return bytes;
 }
 
-bool NeedsCompanion(const Rule& rule) {
-  return rule.id == rules::kExternalKeyMissing.id || rule.id == rules::kExternalLayout.id;
-}
-
-std::vector<const Rule*> ImpliedRules(const Rule& rule) {
-  // Two mutable entries that share a segment are also two entries (PTE-25, PTE-63).
-  if (rule.id == rules::kMutableSegmentShared.id) return {&rules::kMutableMultiple};
-  // A segment that ends past segment_data_size but inside the file leaves
-  // bytes after the declared data (PTE-10, PTE-24).
-  if (rule.id == rules::kSegmentDataSize.id) return {&rules::kTrailingBytes};
-  // Without a segments vector no segment_index names a segment (PTE-27).
-  if (rule.id == rules::kNamedDataNoSegments.id) return {&rules::kNamedDataSegmentIndex};
-  return {};
+const Provider& PteConformance() {
+  static const PteProvider kProvider;
+  return kProvider;
 }
 
 }  // namespace accelcheck::pte

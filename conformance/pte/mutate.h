@@ -1,30 +1,27 @@
-// The pte mutator: breaks one rule of a valid .pte, or one pte.ptd.* rule of
-// a valid .ptd (told apart by the FT01 identifier; see conformance/mutator.h).
+// The pte mutations: break one rule of a valid .pte, or one pte.ptd.* rule of
+// a valid .ptd (told apart by the FT01 identifier), in memory.
+// PteConformance() gives them with the example programs as the format's
+// conformance provider (conformance/provider.h).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "conformance/mutator.h"
+#include "conformance/provider.h"
+#include "validators/core/bytes.h"
 
 namespace accelcheck::pte {
 
-const ByteMutator& PteMutator();
+const conformance::Provider& PteConformance();
 
-// PteMutator().Apply that also gives the object path where the validator
-// should report the broken rule (empty when the rule is about the whole file).
+// A copy of `valid` that breaks `rule` and no other rule with error severity
+// (but the case's `also`), with the object path where the validator should
+// report it (empty when the rule is about the whole file); or nothing, with
+// `error`, when the input does not validate or offers no place for it.
+// `seed` picks among the places. The provider's cases apply it; the fuzzer
+// and the property tests call it on bytes.
 std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
                                               std::string* path, std::string* error);
-
-// Rules that a program's mutation breaks only against its companion .ptd
-// (docs/formats/pte.md §4 PTE-51d): the mutated .pte is valid alone, and a conformance
-// case validates it with the .ptd the input came with.
-bool NeedsCompanion(const Rule& rule);
-
-// Rules that necessarily break together with `rule`, whatever the input: the
-// mutation of `rule` may also report these (a conformance case lists them in
-// "also"). Most rules have none.
-std::vector<const Rule*> ImpliedRules(const Rule& rule);
 
 }  // namespace accelcheck::pte

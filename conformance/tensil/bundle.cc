@@ -66,6 +66,10 @@ std::string ReadWhole(const fs::path& path) {
   return out.str();
 }
 
+std::vector<uint8_t> Bytes(const std::string& text) {
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
+
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -117,8 +121,10 @@ std::optional<Bundle> ReadBundle(const std::string& tmodel_path, std::string* er
   return b;
 }
 
-std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& dir,
-                                         const std::string& stem, std::string* error) {
+namespace ac = accelcheck::conformance;
+
+ac::OrDeclined<std::vector<ac::NamedFile>> SerializeBundle(const Bundle& bundle,
+                                                           const std::string& stem) {
   json model = bundle.model;
   std::string program_text;
   for (const std::string& line : bundle.program) program_text += line + "\n";
@@ -127,8 +133,8 @@ std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& d
       Assemble(program_text, LayoutFor(model.contains("arch") ? model["arch"] : json::object()),
                &assemble_error);
   if (!program) {
-    *error = Str("line ", assemble_error.line, " does not assemble: ", assemble_error.message);
-    return std::nullopt;
+    return ac::Declined{
+        Str("line ", assemble_error.line, " does not assemble: ", assemble_error.message)};
   }
   program->insert(program->end(), bundle.trailing.begin(), bundle.trailing.end());
   if (bundle.name_files) {
@@ -143,22 +149,42 @@ std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& d
   if (bundle.fix_prog_size && model.contains("prog") && model["prog"].contains("size")) {
     model["prog"]["size"] = program->size();
   }
-  WrittenBundle written;
-  written.tmodel = (dir / (stem + ".tmodel")).string();
-  const std::string tprog = (dir / (stem + ".tprog")).string();
-  const std::string tdata = (dir / (stem + ".tdata")).string();
-  if (!WriteBytes(written.tmodel, bundle.model_text.value_or(model.dump(1)), error) ||
-      !WriteBytes(tprog, std::string(program->begin(), program->end()), error) ||
-      !WriteBytes(tdata, std::string(bundle.tdata.begin(), bundle.tdata.end()), error)) {
+  std::vector<ac::NamedFile> files = {
+      {stem + ".tmodel", Bytes(bundle.model_text.value_or(model.dump(1)))},
+      {stem + ".tprog", std::move(*program)},
+      {stem + ".tdata", bundle.tdata}};
+  if (bundle.tarch) files.push_back({stem + ".tarch", Bytes(bundle.tarch->dump(1))});
+  return files;
+}
+
+ac::OrDeclined<Bundle> BundleFromFiles(const std::vector<ac::NamedFile>& files) {
+  if (files.size() < 3) return ac::Declined{"a Tensil model needs its .tprog and .tdata"};
+  Bundle b;
+  b.model = json::parse(files[0].bytes.begin(), files[0].bytes.end(), nullptr, false);
+  if (b.model.is_discarded() || !b.model.is_object())
+    return ac::Declined{Str(files[0].name, " is not a JSON object")};
+  const Layout layout = LayoutFor(b.model.contains("arch") ? b.model["arch"] : json::object());
+  b.program = Lines(Disassemble(files[1].bytes, layout));
+  b.tdata = files[2].bytes;
+  return b;
+}
+
+std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& dir,
+                                         const std::string& stem, std::string* error) {
+  auto files = SerializeBundle(bundle, stem);
+  if (auto* declined = std::get_if<ac::Declined>(&files)) {
+    *error = declined->reason;
     return std::nullopt;
   }
-  written.files = {written.tmodel, tprog, tdata};
-  if (bundle.tarch) {
-    const std::string tarch = (dir / (stem + ".tarch")).string();
-    if (!WriteBytes(tarch, bundle.tarch->dump(1), error)) return std::nullopt;
-    written.companions.push_back(tarch);
-    written.files.push_back(tarch);
+  WrittenBundle written;
+  for (const ac::NamedFile& file : std::get<std::vector<ac::NamedFile>>(files)) {
+    const std::string path = (dir / file.name).string();
+    if (!WriteBytes(path, std::string(file.bytes.begin(), file.bytes.end()), error))
+      return std::nullopt;
+    written.files.push_back(path);
   }
+  written.tmodel = written.files[0];
+  if (bundle.tarch) written.companions.push_back(written.files.back());
   return written;
 }
 
@@ -172,13 +198,6 @@ DiagnosticSink ValidateWritten(const WrittenBundle& written, Profile profile) {
       InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}), context,
       sink);
   return sink;
-}
-
-const Mutation* FindMutation(std::string_view rule_id) {
-  for (const Mutation& m : Mutations()) {
-    if (m.rule->id == rule_id) return &m;
-  }
-  return nullptr;
 }
 
 }  // namespace accelcheck::tensil::conformance

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/provider.h"
 #include "validators/core/diagnostic.h"
 #include "validators/core/sink.h"
 
@@ -54,21 +54,23 @@ std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const std::filesy
 // Validates a written bundle's .tmodel with its companions.
 DiagnosticSink ValidateWritten(const WrittenBundle& written, Profile profile);
 
-// A change to a valid bundle that breaks `rule`; returns the object path the
-// rule is reported at. A change throws NoPlace (or a JSON error) when the
-// bundle offers no place to break the rule.
-struct Mutation {
-  const Rule* rule;
-  std::function<std::string(Bundle&)> change;
-  std::vector<const Rule*> also = {};  // rules that necessarily break with it
-};
+// A bundle's files in memory, named after `stem`: the .tmodel, .tprog and
+// .tdata, then the .tarch when the bundle has one. Declines when the program
+// does not assemble.
+accelcheck::conformance::OrDeclined<std::vector<accelcheck::conformance::NamedFile>>
+SerializeBundle(const Bundle& bundle, const std::string& stem);
 
-struct NoPlace : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// The bundle of a valid model's files in memory (.tmodel, .tprog, .tdata, in
+// that order), the program disassembled.
+accelcheck::conformance::OrDeclined<Bundle> BundleFromFiles(
+    const std::vector<accelcheck::conformance::NamedFile>& files);
 
-// One mutation per rule of validators/tensil/rules.def, in table order.
-const std::vector<Mutation>& Mutations();
-const Mutation* FindMutation(std::string_view rule_id);
+// Breaks `rule` in `bundle` with the rule's change (conformance/tensil/mutations.cc);
+// gives the object path the rule is reported at, or declines when the bundle
+// offers no place for the change.
+accelcheck::conformance::OrDeclined<std::string> ApplyChange(const Rule& rule, Bundle& bundle);
+
+// One case per rule of validators/tensil/rules.def, in table order.
+const std::vector<accelcheck::conformance::MutationCase>& MutationCases();
 
 }  // namespace accelcheck::tensil::conformance

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "conformance/tensil/bundle.h"
+#include "validators/core/limits.h"
 #include "validators/core/text.h"
 #include "validators/tensil/tensil_format.h"
 
@@ -10,73 +11,59 @@ namespace accelcheck::tensil::conformance {
 
 namespace {
 
-namespace fs = std::filesystem;
+namespace ac = accelcheck::conformance;
 
-// OUT.tmodel names the bundle OUT; any other name is the stem itself.
-std::string StemOf(const fs::path& output) {
-  return output.extension() == ".tmodel" ? output.stem().string() : output.filename().string();
-}
+std::vector<uint8_t> Copy(ByteView bytes) { return {bytes.begin(), bytes.end()}; }
 
-void Remove(const std::vector<std::string>& files) {
-  std::error_code ignored;
-  for (const std::string& file : files) fs::remove(file, ignored);
-}
-
-class TensilMutatorImpl final : public Mutator {
+class TensilProvider final : public ac::Provider {
  public:
   std::string_view format() const override { return "tensil"; }
 
-  std::vector<const Rule*> rules() const override {
-    std::vector<const Rule*> out;
-    for (const Mutation& m : Mutations()) out.push_back(m.rule);
-    return out;
+  std::vector<ac::Base> Bases() const override {
+    auto files = SerializeBundle(TinyBundle(), "valid_tiny");
+    if (std::holds_alternative<ac::Declined>(files)) return {};
+    return {{"tensil.valid.tiny",
+             "valid_tiny.tmodel",
+             std::move(std::get<std::vector<ac::NamedFile>>(files)),
+             {}}};
   }
 
-  // The table has one change per rule, so `seed` has nothing to pick.
-  std::optional<MutatedFiles> Mutate(const MutationInput& input, const Rule& rule,
-                                     uint64_t /*seed*/, const std::string& output,
-                                     std::string* error) const override {
-    const Mutation* mutation = FindMutation(rule.id);
-    if (mutation == nullptr) {
-      *error = Str("no mutation breaks ", rule.id);
-      return std::nullopt;
+  const std::vector<ac::MutationCase>& Cases() const override { return MutationCases(); }
+
+  // The .tmodel with the .tprog and .tdata it names, as the validator loads
+  // them.
+  ac::OrDeclined<ac::Base> ReadBase(const std::string& path,
+                                    const std::vector<std::string>& companions) const override {
+    std::string error;
+    const std::optional<InputBuffer> tmodel = ReadFileLimited(path, Limits{}.max_file_size, &error);
+    if (!tmodel) return ac::Declined{error};
+    DiagnosticSink sink(Profile{}, path);
+    ValidateContext context;
+    context.path = path;
+    context.companions = companions;
+    const std::optional<LoadedModel> loaded = LoadModel(*tmodel, context, sink);
+    if (!loaded) return ac::Declined{Str(path, " does not load as a valid Tensil model")};
+    ac::Base base;
+    base.files = {{std::filesystem::path(path).filename().string(), Copy(tmodel->bytes())},
+                  {"program.tprog", Copy(loaded->program.bytes())},
+                  {"constants.tdata", Copy(loaded->constants.bytes())}};
+    for (const std::string& companion : companions) {
+      const std::optional<InputBuffer> bytes =
+          ReadFileLimited(companion, Limits{}.max_file_size, &error);
+      if (!bytes) return ac::Declined{error};
+      base.companions.push_back({companion, Copy(bytes->bytes())});
     }
-    MutationBaseline baseline;
-    if (auto why = NotAValidInput(TensilFormat(), input, &baseline)) {
-      *error = *why;
-      return std::nullopt;
-    }
-    std::optional<Bundle> bundle = ReadBundle(input.path, error);
-    if (!bundle) return std::nullopt;
-    try {
-      mutation->change(*bundle);
-    } catch (const std::exception& e) {
-      *error = Str("cannot break ", rule.id, " in this model: ", e.what());
-      return std::nullopt;
-    }
-    const fs::path out(output);
-    const std::optional<WrittenBundle> written =
-        WriteBundle(*bundle, out.parent_path(), StemOf(out), error);
-    if (!written) return std::nullopt;
-    // The architecture file the input was validated against, unless the
-    // mutation writes its own.
-    MutatedFiles result{
-        written->files, written->companions.empty() ? input.companions : written->companions, {}};
-    if (auto why = NotBreakingOnly(TensilFormat(), {written->tmodel, result.companions}, rule,
-                                   mutation->also, baseline)) {
-      Remove(written->files);
-      *error = Str("cannot break ", rule.id, " in this model: ", *why);
-      return std::nullopt;
-    }
-    return result;
+    return base;
   }
+
+  std::string_view companion_option() const override { return "--data FILE.tarch"; }
 };
 
 }  // namespace
 
-const Mutator& TensilMutator() {
-  static const TensilMutatorImpl kMutator;
-  return kMutator;
+const ac::Provider& TensilConformance() {
+  static const TensilProvider kProvider;
+  return kProvider;
 }
 
 }  // namespace accelcheck::tensil::conformance

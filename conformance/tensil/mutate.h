@@ -1,14 +1,14 @@
-// The Tensil mutator: breaks one rule of a valid model (a .tmodel with the
-// .tprog and .tdata it names) with the change conformance/tensil/mutations.cc
-// gives for the rule, and writes the result as a bundle named after the
-// output: OUT.tmodel next to OUT.tprog and OUT.tdata (and OUT.tarch when the
-// rule is about the architecture file).
+// The Tensil conformance provider (conformance/provider.h): the tiny bundle as
+// its base and the changes of conformance/tensil/mutations.cc as its cases. A
+// case's result is a bundle named after the name it is given: OUT.tmodel
+// next to OUT.tprog and OUT.tdata (and OUT.tarch when the rule is about the
+// architecture file).
 #pragma once
 
-#include "conformance/mutator.h"
+#include "conformance/provider.h"
 
 namespace accelcheck::tensil::conformance {
 
-const Mutator& TensilMutator();
+const accelcheck::conformance::Provider& TensilConformance();
 
 }  // namespace accelcheck::tensil::conformance

@@ -3,7 +3,10 @@
 // sizes from the bundle's architecture and program, so that they apply to any
 // model with room for them (the tiny bundle and the real ones).
 #include <algorithm>
+#include <filesystem>
+#include <functional>
 #include <regex>
+#include <stdexcept>
 
 #include "conformance/tensil/bundle.h"
 #include "validators/core/text.h"
@@ -13,7 +16,21 @@ namespace accelcheck::tensil::conformance {
 
 namespace {
 
+namespace ac = accelcheck::conformance;
 using nlohmann::json;
+
+// A change to a valid bundle that breaks `rule`; returns the object path the
+// rule is reported at. A change throws NoPlace (or a JSON error) when the
+// bundle offers no place for it: ApplyChange turns that into a decline.
+struct Change {
+  const Rule* rule;
+  std::function<std::string(Bundle&)> change;
+  std::vector<const Rule*> also = {};  // rules that necessarily break with it
+};
+
+struct NoPlace : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 uint64_t ArchValue(const Bundle& c, const char* key) {
   return c.model.at("arch").at(key).get<uint64_t>();
@@ -77,7 +94,7 @@ size_t FirstLoadWeights(const Bundle& c) {
   throw NoPlace("the program has no LoadWeights");
 }
 
-std::vector<Mutation> Table() {
+std::vector<Change> Table() {
   return {
       {&rules::kJsonSyntax,
        [](Bundle& c) {
@@ -372,21 +389,79 @@ std::vector<Mutation> Table() {
   };
 }
 
-}  // namespace
-
-const std::vector<Mutation>& Mutations() {
-  static const std::vector<Mutation> kMutations = [] {
-    std::vector<Mutation> table = Table();
+// The changes in rule-table order.
+const std::vector<Change>& Changes() {
+  static const std::vector<Change> kChanges = [] {
+    std::vector<Change> table = Table();
     const RuleTable all = AllRules();
-    const auto order = [&](const Mutation& m) {
+    const auto order = [&](const Change& m) {
       return std::find_if(all.begin(), all.end(), [&](const Rule* r) { return r == m.rule; }) -
              all.begin();
     };
     std::stable_sort(table.begin(), table.end(),
-                     [&](const Mutation& a, const Mutation& b) { return order(a) < order(b); });
+                     [&](const Change& a, const Change& b) { return order(a) < order(b); });
     return table;
   }();
-  return kMutations;
+  return kChanges;
+}
+
+// OUT.tmodel names the bundle OUT; any other name is the stem itself.
+std::string StemOf(const std::string& name) {
+  const std::filesystem::path path(name);
+  return path.extension() == ".tmodel" ? path.stem().string() : name;
+}
+
+// The table has one change per rule, so `seed` has nothing to pick. The
+// result keeps the architecture file the base was validated against, unless
+// the change writes its own.
+ac::OrDeclined<ac::Mutated> ApplyToBase(const Rule& rule, const ac::Base& base,
+                                        const std::string& name) {
+  ac::OrDeclined<Bundle> bundle = BundleFromFiles(base.files);
+  if (auto* declined = std::get_if<ac::Declined>(&bundle)) return std::move(*declined);
+  ac::OrDeclined<std::string> path = ApplyChange(rule, std::get<Bundle>(bundle));
+  if (auto* declined = std::get_if<ac::Declined>(&path)) return std::move(*declined);
+  const std::string stem = StemOf(name);
+  auto files = SerializeBundle(std::get<Bundle>(bundle), stem);
+  if (auto* declined = std::get_if<ac::Declined>(&files)) return std::move(*declined);
+  ac::Mutated result{std::move(std::get<std::vector<ac::NamedFile>>(files)),
+                     {},
+                     std::move(std::get<std::string>(path))};
+  if (std::get<Bundle>(bundle).tarch) {
+    result.companions.push_back(stem + ".tarch");
+  } else {
+    for (const ac::NamedFile& companion : base.companions)
+      result.companions.push_back(companion.name);
+  }
+  return result;
+}
+
+}  // namespace
+
+ac::OrDeclined<std::string> ApplyChange(const Rule& rule, Bundle& bundle) {
+  for (const Change& c : Changes()) {
+    if (c.rule->id != rule.id) continue;
+    try {
+      return c.change(bundle);
+    } catch (const std::exception& e) {
+      return ac::Declined{Str("cannot break ", rule.id, " in this model: ", e.what())};
+    }
+  }
+  return ac::Declined{Str("no mutation breaks ", rule.id)};
+}
+
+const std::vector<ac::MutationCase>& MutationCases() {
+  static const std::vector<ac::MutationCase> kCases = [] {
+    std::vector<ac::MutationCase> cases;
+    for (const Change& c : Changes()) {
+      const Rule* rule = c.rule;
+      cases.push_back({rule, c.also, false,
+                       [rule](const ac::Base& base, uint64_t /*seed*/, const std::string& name) {
+                         return ApplyToBase(*rule, base, name);
+                       }});
+    }
+    return cases;
+  }();
+  return kCases;
 }
 
 }  // namespace accelcheck::tensil::conformance

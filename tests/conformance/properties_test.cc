@@ -113,8 +113,9 @@ RC_GTEST_PROP(PteProperties, BuiltProgramsAreValid, (uint32_t seed)) {
 // (plus the rules that necessarily break with it).
 RC_GTEST_PROP(PteProperties, OneMutationOneRule,
               (uint32_t seed, uint32_t rule_pick, uint8_t mutation_seed)) {
-  const std::vector<const Rule*> rules = PteMutator().rules();
-  const Rule& rule = *rules[rule_pick % rules.size()];
+  const auto& cases = PteConformance().Cases();
+  const conformance::MutationCase& mutation = cases[rule_pick % cases.size()];
+  const Rule& rule = *mutation.rule;
   std::string path, error;
   const auto mutated =
       MutatePte(Serialize(RandomProgram(seed)), rule, mutation_seed, &path, &error);
@@ -123,7 +124,7 @@ RC_GTEST_PROP(PteProperties, OneMutationOneRule,
   const DiagnosticSink sink = Validate(*mutated, true);
   RC_LOG() << rule.id << " at " << path << "\n" << Describe(sink);
   std::vector<std::string> allowed = {std::string(rule.id)};
-  for (const Rule* r : ImpliedRules(rule)) allowed.push_back(std::string(r->id));
+  for (const Rule* r : mutation.also) allowed.push_back(std::string(r->id));
   bool reported = false;
   for (const Diagnostic& d : sink.diagnostics()) {
     if (d.rule->id == rule.id) reported = true;

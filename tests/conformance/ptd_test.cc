@@ -90,8 +90,8 @@ Pair ExternalExample() {
 
 std::vector<const Rule*> PtdRules() {
   std::vector<const Rule*> out;
-  for (const Rule* r : PteMutator().rules()) {
-    if (std::string_view(r->id).substr(0, 8) == "pte.ptd.") out.push_back(r);
+  for (const conformance::MutationCase& c : PteConformance().Cases()) {
+    if (std::string_view(c.rule->id).substr(0, 8) == "pte.ptd.") out.push_back(c.rule);
   }
   return out;
 }
@@ -221,7 +221,7 @@ TEST(CompanionMutations, ReportedOnlyWithTheCompanion) {
   for (const auto& [name, pair] : pairs) {
     const std::string ptd = WriteTemp(name + "-companion.ptd", pair.data);
     for (const Rule* rule : {&rules::kExternalKeyMissing, &rules::kExternalLayout}) {
-      ASSERT_TRUE(NeedsCompanion(*rule));
+      ASSERT_TRUE(PteConformance().FindCase(rule->id)->needs_companions);
       for (uint64_t seed = 0; seed < 3; ++seed) {
         std::string path, error;
         const auto mutated = MutatePte(pair.program, *rule, seed, &path, &error);

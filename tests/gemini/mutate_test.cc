@@ -1,7 +1,7 @@
-// The Gemini mutator (conformance/gemini/mutate.cc): the conformance cases'
-// changes applied to schedules other than the cases' base. On each
-// generated schedule, every rule either breaks alone (with the rules its
-// case declares) or is declined with the reason.
+// The Gemini mutations applied to files on disk (`accelcheck mutate`): a
+// frontend rule needs the frontend, an invalid input is declined, and a real
+// file keeps its documented quirks. The cases' own results are checked per
+// rule in tests/conformance/negative_cases_test.cc.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "conformance/gemini/cases.h"
 #include "conformance/gemini/generate.h"
 #include "conformance/gemini/mutate.h"
+#include "conformance/mutator.h"
 #include "tests/support/describe.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/gemini/rules.h"
@@ -57,71 +58,31 @@ class GeminiMutateTest : public ::testing::Test {
     return sink;
   }
 
-  // Mutates `input` for every rule; returns the rules that were declined.
-  std::vector<std::string> MutateEveryRule(const MutationInput& input) {
-    std::vector<std::string> declined;
-    const std::string out = (dir_ / "out.json").string();
-    for (const CaseMutation& m : CaseMutations()) {
-      std::string error;
-      const auto written = GeminiMutator().Mutate(input, *m.rule, 0, out, &error);
-      if (!written) {
-        EXPECT_FALSE(error.empty()) << m.rule->id;
-        EXPECT_FALSE(fs::exists(out)) << m.rule->id << " declined but left " << out;
-        declined.push_back(std::string(m.rule->id) + ": " + error);
-        continue;
-      }
-      EXPECT_EQ(written->files, std::vector<std::string>{out});
-      const DiagnosticSink sink = ValidateStrict(out, written->companions);
-      EXPECT_TRUE(sink.Has(*m.rule)) << m.rule->id << ":\n" << Describe(sink);
-      for (const Diagnostic& d : sink.diagnostics()) {
-        const bool allowed =
-            d.rule == m.rule || std::find(m.also.begin(), m.also.end(), d.rule) != m.also.end();
-        EXPECT_TRUE(allowed || d.severity != Severity::kError)
-            << m.rule->id << " also gives " << d.rule->id;
-      }
-      fs::remove(out);
-    }
-    return declined;
+  // The mutation of `rule`, or the reason it was declined.
+  conformance::OrDeclined<conformance::WrittenMutation> Mutate(const MutationInput& input,
+                                                               const Rule& rule) {
+    return conformance::MutateFile(GeminiConformance(), input, rule, 0,
+                                   (dir_ / "out.json").string());
+  }
+
+  static std::string Reason(const conformance::OrDeclined<conformance::WrittenMutation>& out) {
+    const auto* declined = std::get_if<conformance::Declined>(&out);
+    return declined ? declined->reason : "";
   }
 
   fs::path dir_;
 };
 
-std::string Joined(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const std::string& line : lines) out += line + "\n";
-  return out;
-}
-
-TEST_F(GeminiMutateTest, EveryCaseBreaksTheCasesBase) {
-  const MutationInput input{(dir_ / "base.json").string(),
-                            {(dir_ / "base.frontend.json").string()}};
-  std::ofstream(input.path) << CaseBaseIr();
-  std::ofstream(input.companions[0]) << CaseBaseFrontend();
-  const std::vector<std::string> declined = MutateEveryRule(input);
-  EXPECT_TRUE(declined.empty()) << Joined(declined);
-}
-
-TEST_F(GeminiMutateTest, EveryRuleHasACase) {
-  std::vector<std::string> listed;
-  for (const Rule* rule : GeminiMutator().rules()) listed.emplace_back(rule->id);
-  EXPECT_EQ(listed.size(), CaseMutations().size());
-}
-
 TEST_F(GeminiMutateTest, FrontendRulesNeedTheFrontend) {
   const MutationInput input = Write("default", GenerateOptions{});
-  std::string error;
-  EXPECT_FALSE(GeminiMutator().Mutate({input.path, {}}, rules::kFrontendLayer, 0,
-                                      (dir_ / "out.json").string(), &error));
+  const std::string error = Reason(Mutate({input.path, {}}, rules::kFrontendLayer));
   EXPECT_NE(error.find("--frontend"), std::string::npos) << error;
 }
 
 TEST_F(GeminiMutateTest, InvalidInputIsDeclined) {
   const std::string path = (dir_ / "broken.json").string();
   std::ofstream(path) << "{\"xlen\": 1";
-  std::string error;
-  EXPECT_FALSE(GeminiMutator().Mutate({path, {}}, rules::kTopParams, 0,
-                                      (dir_ / "out.json").string(), &error));
+  const std::string error = Reason(Mutate({path, {}}, rules::kTopParams));
   EXPECT_NE(error.find("does not validate (mutations start from a valid file)"), std::string::npos)
       << error;
 }
@@ -140,8 +101,8 @@ TEST_F(GeminiMutateTest, ARealFileIsMutatedWithItsQuirksKept) {
   const std::string out = (dir_ / "out.json").string();
   for (const Rule* rule : {&rules::kTopParams, &rules::kTransferProduced, &rules::kBufferNewlyAdded,
                            &rules::kWl0Overlap}) {
-    std::string error;
-    ASSERT_TRUE(GeminiMutator().Mutate(input, *rule, 0, out, &error)) << rule->id << ": " << error;
+    const auto written = Mutate(input, *rule);
+    ASSERT_EQ(Reason(written), "") << rule->id;
     const DiagnosticSink after = ValidateStrict(out, {});
     EXPECT_TRUE(after.Has(*rule)) << rule->id << ":\n" << Describe(after);
     for (const Diagnostic& d : after.diagnostics()) {

@@ -58,8 +58,9 @@ TEST(GeminiRules, TheExampleConforms) {
 TEST(GeminiRules, EveryRuleHasAConformanceCase) {
   std::string missing;
   for (const Rule* rule : AllRules()) {
-    const bool covered = std::any_of(CaseMutations().begin(), CaseMutations().end(),
-                                     [&](const CaseMutation& m) { return m.rule == rule; });
+    const bool covered =
+        std::any_of(MutationCases().begin(), MutationCases().end(),
+                    [&](const conformance::MutationCase& m) { return m.rule == rule; });
     if (!covered) missing += " " + std::string(rule->id);
   }
   EXPECT_TRUE(missing.empty()) << "rules without a conformance case:" << missing;

@@ -1,12 +1,13 @@
 // The Tensil mutations the conformance suite and `accelcheck mutate` use:
-// every rule has one, and the mutator writes, from a valid bundle, a bundle
-// that breaks its rule and, under --strict, no rule it does not declare.
+// every rule has one, a mutation of a model on disk writes a whole bundle,
+// and an invalid model is declined.
 #include <algorithm>
 #include <filesystem>
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "conformance/mutator.h"
 #include "conformance/tensil/bundle.h"
 #include "conformance/tensil/mutate.h"
 #include "tests/support/describe.h"
@@ -39,33 +40,26 @@ TEST(TensilMutations, TheTinyBundleHasNoFinding) {
 
 TEST(TensilMutations, EveryRuleHasOne) {
   std::set<std::string_view> covered;
-  for (const Rule* rule : TensilMutator().rules()) covered.insert(rule->id);
+  for (const auto& c : TensilConformance().Cases()) covered.insert(c.rule->id);
   for (const Rule* rule : AllRules()) EXPECT_TRUE(covered.count(rule->id)) << rule->id;
 }
 
-// Each rule through the mutator, from the tiny bundle on disk: the files it
-// lists exist and validate with the rule and only its declared companions.
-TEST(TensilMutations, TheMutatorBreaksEachRuleAndNoOther) {
+// A mutation of a model on disk writes the whole bundle (the cases' own
+// results are checked per rule in tests/conformance/negative_cases_test.cc).
+TEST(TensilMutations, TheMutatorWritesTheBundle) {
   const auto dir = fixture::TempDir();
   const WrittenBundle tiny = WriteTiny(dir);
-  for (const Mutation& m : Mutations()) {
-    std::string error;
-    const auto out = TensilMutator().Mutate({tiny.tmodel, {}}, *m.rule, 0,
-                                            (dir / "out.tmodel").string(), &error);
-    ASSERT_TRUE(out) << m.rule->id << ": " << error;
-    ASSERT_GE(out->files.size(), 3u);
-    EXPECT_EQ(out->files[0], (dir / "out.tmodel").string());
-    for (const std::string& file : out->files) EXPECT_TRUE(std::filesystem::exists(file)) << file;
-    const DiagnosticSink sink =
-        ValidateWritten({out->files[0], out->companions, out->files}, Profile{.strict = true});
-    EXPECT_TRUE(sink.Has(*m.rule)) << m.rule->id << ":\n" << Describe(sink);
-    for (const Diagnostic& d : sink.diagnostics()) {
-      const bool allowed =
-          d.rule == m.rule || std::find(m.also.begin(), m.also.end(), d.rule) != m.also.end();
-      EXPECT_TRUE(allowed || d.severity != Severity::kError)
-          << m.rule->id << " also gives " << d.rule->id;
-    }
-  }
+  const auto out =
+      accelcheck::conformance::MutateFile(TensilConformance(), {tiny.tmodel, {}},
+                                          rules::kArchMismatch, 0, (dir / "out.tmodel").string());
+  ASSERT_TRUE(std::holds_alternative<accelcheck::conformance::WrittenMutation>(out))
+      << std::get<accelcheck::conformance::Declined>(out).reason;
+  const auto& written = std::get<accelcheck::conformance::WrittenMutation>(out);
+  const std::string stem = (dir / "out").string();
+  EXPECT_EQ(written.files, (std::vector<std::string>{stem + ".tmodel", stem + ".tprog",
+                                                     stem + ".tdata", stem + ".tarch"}));
+  EXPECT_EQ(written.companions, std::vector<std::string>{stem + ".tarch"});
+  for (const std::string& file : written.files) EXPECT_TRUE(std::filesystem::exists(file)) << file;
 }
 
 TEST(TensilMutations, TheMutatorDeclinesAnInvalidInput) {
@@ -75,9 +69,11 @@ TEST(TensilMutations, TheMutatorDeclinesAnInvalidInput) {
   std::string error;
   const auto written = WriteBundle(broken, dir, "broken", &error);
   ASSERT_TRUE(written) << error;
-  const auto out = TensilMutator().Mutate({written->tmodel, {}}, rules::kUnknownKey, 0,
-                                          (dir / "out.tmodel").string(), &error);
-  EXPECT_FALSE(out);
+  const auto out =
+      accelcheck::conformance::MutateFile(TensilConformance(), {written->tmodel, {}},
+                                          rules::kUnknownKey, 0, (dir / "out.tmodel").string());
+  ASSERT_TRUE(std::holds_alternative<accelcheck::conformance::Declined>(out));
+  error = std::get<accelcheck::conformance::Declined>(out).reason;
   EXPECT_NE(error.find("does not validate (mutations start from a valid file)"), std::string::npos)
       << error;
   EXPECT_NE(error.find(rules::kKeyMissing.id), std::string::npos) << error;

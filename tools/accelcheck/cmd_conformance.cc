@@ -34,7 +34,7 @@ int RunConformance(const Args& args) {
   if (!parsed) return exit_code;
   std::string error;
   if (const auto dir = parsed->Get("generate")) {
-    if (!conformance::GenerateSuite(*dir, &error)) {
+    if (!conformance::GenerateSuite(*dir, conformance::AllProviders(), &error)) {
       std::cerr << "accelcheck conformance: " << error << "\n";
       return 3;
     }

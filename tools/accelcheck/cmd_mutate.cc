@@ -37,21 +37,21 @@ const CommandSpec& MutateSpec() {
   return kSpec;
 }
 
-int List(const ParsedArgs& parsed) {
+using conformance::Provider;
+
+int List(const ParsedArgs& parsed, const std::vector<const Provider*>& providers) {
   const std::optional<std::string> only = parsed.Get("format");
   bool any = false;
-  for (const Format* format : AllFormats()) {
-    if (only && format->id() != *only) continue;
-    const Mutator* mutator = FindMutator(format->id());
-    if (mutator == nullptr) continue;
+  for (const Provider* provider : providers) {
+    if (only && provider->format() != *only) continue;
     any = true;
-    for (const Rule* rule : mutator->rules()) std::cout << rule->id << "\n";
+    for (const conformance::MutationCase& c : provider->Cases()) std::cout << c.rule->id << "\n";
   }
   if (!any && only) return UsageError(MutateSpec(), "no mutator for format " + *only);
   return 0;
 }
 
-void PrintWritten(const MutatedFiles& written, const Rule& rule) {
+void PrintWritten(const conformance::WrittenMutation& written, const Rule& rule) {
   std::cout << "wrote";
   for (size_t i = 0; i < written.files.size(); ++i)
     std::cout << (i == 0 ? " " : ", ") << written.files[i];
@@ -60,27 +60,20 @@ void PrintWritten(const MutatedFiles& written, const Rule& rule) {
     std::cout << " (validate with";
     for (const std::string& companion : written.companions) std::cout << " --data " << companion;
     std::cout << ")";
-  } else if (!written.note.empty()) {
-    std::cout << "; " << written.note;
   }
   std::cout << "\n";
 }
 
-}  // namespace
-
-int RunMutate(const Args& args) {
+int Mutate(const ParsedArgs& parsed, const std::vector<const Provider*>& providers) {
   const CommandSpec& spec = MutateSpec();
-  int exit_code = 0;
-  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
-  if (!parsed) return exit_code;
-  if (parsed->Has("list")) return List(*parsed);
+  if (parsed.Has("list")) return List(parsed, providers);
   std::string error;
-  const std::optional<std::string> rule_id = parsed->Get("rule");
-  const std::optional<std::string> out_path = parsed->Get("o");
-  if (parsed->positional.size() != 1 || !rule_id || !out_path)
+  const std::optional<std::string> rule_id = parsed.Get("rule");
+  const std::optional<std::string> out_path = parsed.Get("o");
+  if (parsed.positional.size() != 1 || !rule_id || !out_path)
     return UsageError(spec, "FILE, --rule and -o are required");
   uint64_t seed = 0;
-  if (const auto s = parsed->Get("seed")) {
+  if (const auto s = parsed.Get("seed")) {
     const std::optional<uint64_t> n = ParseCount(*s, &error);
     if (!n) return UsageError(spec, "--seed: " + error);
     seed = *n;
@@ -88,8 +81,8 @@ int RunMutate(const Args& args) {
   const Rule* rule = FindRule(*rule_id);
   if (rule == nullptr) return UsageError(spec, "unknown rule " + *rule_id);
 
-  MutationInput input{parsed->positional[0], parsed->All("data")};
-  for (const std::string& frontend : parsed->All("frontend")) input.companions.push_back(frontend);
+  MutationInput input{parsed.positional[0], parsed.All("data")};
+  for (const std::string& frontend : parsed.All("frontend")) input.companions.push_back(frontend);
   const std::optional<InputBuffer> bytes =
       ReadFileLimited(input.path, Limits{}.max_file_size, &error);
   if (!bytes) {
@@ -97,19 +90,28 @@ int RunMutate(const Args& args) {
     return 3;
   }
   const Format* format = DetectFormat(bytes->bytes());
-  const Mutator* mutator = format ? FindMutator(format->id()) : nullptr;
-  if (mutator == nullptr) {
+  const Provider* provider = format ? conformance::FindProvider(providers, format->id()) : nullptr;
+  if (provider == nullptr) {
     std::cerr << "accelcheck mutate: " << input.path << ": no mutator for this file's format\n";
     return 1;
   }
-  const std::optional<MutatedFiles> written =
-      mutator->Mutate(input, *rule, seed, *out_path, &error);
-  if (!written) {
-    std::cerr << "accelcheck mutate: " << input.path << ": " << error << "\n";
+  const conformance::OrDeclined<conformance::WrittenMutation> written =
+      conformance::MutateFile(*provider, input, *rule, seed, *out_path);
+  if (const auto* declined = std::get_if<conformance::Declined>(&written)) {
+    std::cerr << "accelcheck mutate: " << input.path << ": " << declined->reason << "\n";
     return 1;
   }
-  PrintWritten(*written, *rule);
+  PrintWritten(std::get<conformance::WrittenMutation>(written), *rule);
   return 0;
+}
+
+}  // namespace
+
+int RunMutate(const Args& args) {
+  int exit_code = 0;
+  const std::optional<ParsedArgs> parsed = ParseCommand(MutateSpec(), args, &exit_code);
+  if (!parsed) return exit_code;
+  return Mutate(*parsed, conformance::AllProviders());
 }
 
 }  // namespace accelcheck::cli
