@@ -31,6 +31,13 @@ struct Declined {
 template <typename T>
 using OrDeclined = std::variant<T, Declined>;
 
+// The reason of a decline, or "" when `result` holds a value.
+template <typename T>
+std::string ReasonOf(const OrDeclined<T>& result) {
+  const Declined* declined = std::get_if<Declined>(&result);
+  return declined ? declined->reason : "";
+}
+
 // A valid input. `files[0]` is the file to validate, the others the files it
 // names (a Tensil model's .tprog and .tdata); the validator gets
 // `companions` too (the .ptd of a .pte, the frontend IR of a Gemini

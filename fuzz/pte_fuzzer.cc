@@ -87,9 +87,10 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   const auto& cases = pte::PteConformance().Cases();
   if (cases.empty()) return LLVMFuzzerMutate(data, size, max_size);
   const Rule& rule = *cases[random() % cases.size()].rule;
-  std::string path, error;
-  const auto mutated = pte::MutatePte(ByteView(data, size), rule, random(), &path, &error);
-  if (!mutated || mutated->size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
-  std::memcpy(data, mutated->data(), mutated->size());
-  return mutated->size();
+  const auto mutated = pte::MutatePte(ByteView(data, size), rule, random());
+  const auto* bytes = std::get_if<pte::ByteMutation>(&mutated);
+  if (bytes == nullptr || bytes->bytes.size() > max_size)
+    return LLVMFuzzerMutate(data, size, max_size);
+  std::memcpy(data, bytes->bytes.data(), bytes->bytes.size());
+  return bytes->bytes.size();
 }

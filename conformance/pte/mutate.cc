@@ -1779,10 +1779,10 @@ std::vector<Mutation> AllMutations() {
 // the base (a .pte or a .ptd).
 OrDeclined<Mutated> ApplyCase(const Mutation& m, const Base& base, uint64_t seed,
                               const std::string& name) {
-  std::string path, error;
-  std::optional<Bytes> bytes = MutatePte(base.files[0].bytes, *m.rule, seed, &path, &error);
-  if (!bytes) return Declined{error};
-  Mutated result{{{name, std::move(*bytes)}}, {}, path};
+  OrDeclined<ByteMutation> mutated = MutatePte(base.files[0].bytes, *m.rule, seed);
+  if (auto* declined = std::get_if<Declined>(&mutated)) return std::move(*declined);
+  ByteMutation& bytes = std::get<ByteMutation>(mutated);
+  Mutated result{{{name, std::move(bytes.bytes)}}, {}, std::move(bytes.path)};
   if (m.needs_companion) {
     for (const NamedFile& companion : base.companions) result.companions.push_back(companion.name);
   }
@@ -1852,52 +1852,34 @@ class PteProvider final : public Provider {
 
 }  // namespace
 
-std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
-                                              std::string* path, std::string* error) {
+OrDeclined<ByteMutation> MutatePte(ByteView valid, const Rule& rule, uint64_t seed) {
   const bool ptd_rule = IsPtdRule(rule);
   if (ptd_rule != IsPtdFile(valid)) {
-    if (error) {
-      *error = Str(rule.id, ptd_rule ? " is a .ptd rule but the input is not a .ptd (FT01)"
-                                     : " is a program rule but the input is a .ptd");
-    }
-    return std::nullopt;
+    return Declined{Str(rule.id, ptd_rule ? " is a .ptd rule but the input is not a .ptd (FT01)"
+                                          : " is a program rule but the input is a .ptd")};
   }
   // Mutations assume every other rule holds, so that the result breaks only
   // the intended one; they decline inputs that already break a rule.
-  if (!ValidatesWithoutErrors(valid)) {
-    if (error) *error = "the input does not validate: mutations start from a valid file";
-    return std::nullopt;
-  }
-  if (ptd_rule) return MutatePtd(valid, rule, seed, path, error);
+  if (!ValidatesWithoutErrors(valid))
+    return Declined{"the input does not validate: mutations start from a valid file"};
+  if (ptd_rule) return MutatePtd(valid, rule, seed);
   const auto it = std::find_if(Mutations().begin(), Mutations().end(),
                                [&](const Mutation& m) { return m.rule->id == rule.id; });
-  if (it == Mutations().end()) {
-    if (error) *error = Str("no mutation breaks ", rule.id);
-    return std::nullopt;
-  }
+  if (it == Mutations().end()) return Declined{Str("no mutation breaks ", rule.id)};
   std::string read_error;
   std::optional<File> file = ReadFile(valid, &read_error);
-  if (!file) {
-    if (error) *error = "the input does not decode: " + read_error;
-    return std::nullopt;
-  }
+  if (!file) return Declined{"the input does not decode: " + read_error};
   Ctx c;
   c.file = std::move(*file);
   // Follow the writer (a header exactly when there is segment data) unless
   // the mutation says otherwise.
   c.file.extended_header = std::nullopt;
   c.seed = seed;
-  if (!it->apply(c)) {
-    if (error) *error = Str("cannot break ", rule.id, " in this input: ", c.error);
-    return std::nullopt;
-  }
+  if (!it->apply(c)) return Declined{Str("cannot break ", rule.id, " in this input: ", c.error)};
   Bytes bytes = Serialize(c.file);
-  if (c.patch && !c.patch(bytes, c)) {
-    if (error) *error = Str("cannot break ", rule.id, " in this input: its layout leaves no room");
-    return std::nullopt;
-  }
-  if (path) *path = c.path;
-  return bytes;
+  if (c.patch && !c.patch(bytes, c))
+    return Declined{Str("cannot break ", rule.id, " in this input: its layout leaves no room")};
+  return ByteMutation{std::move(bytes), c.path};
 }
 
 const Provider& PteConformance() {

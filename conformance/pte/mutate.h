@@ -15,13 +15,17 @@ namespace accelcheck::pte {
 
 const conformance::Provider& PteConformance();
 
+// A mutated file in memory, with the object path where the validator should
+// report the broken rule (empty when the rule is about the whole file).
+struct ByteMutation {
+  std::vector<uint8_t> bytes;
+  std::string path;
+};
+
 // A copy of `valid` that breaks `rule` and no other rule with error severity
-// (but the case's `also`), with the object path where the validator should
-// report it (empty when the rule is about the whole file); or nothing, with
-// `error`, when the input does not validate or offers no place for it.
-// `seed` picks among the places. The provider's cases apply it; the fuzzer
-// and the property tests call it on bytes.
-std::optional<std::vector<uint8_t>> MutatePte(ByteView valid, const Rule& rule, uint64_t seed,
-                                              std::string* path, std::string* error);
+// (but the case's `also`); declines when the input does not validate or
+// offers no place for it. `seed` picks among the places. The provider's
+// cases apply it; the fuzzer and the property tests call it on bytes.
+conformance::OrDeclined<ByteMutation> MutatePte(ByteView valid, const Rule& rule, uint64_t seed);
 
 }  // namespace accelcheck::pte

@@ -255,35 +255,23 @@ std::vector<const Rule*> PtdMutationRules() {
   return out;
 }
 
-std::optional<std::vector<uint8_t>> MutatePtd(ByteView valid, const Rule& rule, uint64_t seed,
-                                              std::string* path, std::string* error) {
+conformance::OrDeclined<ByteMutation> MutatePtd(ByteView valid, const Rule& rule, uint64_t seed) {
+  using conformance::Declined;
   const auto it = std::find_if(Mutations().begin(), Mutations().end(),
                                [&](const Mutation& m) { return m.rule->id == rule.id; });
-  if (it == Mutations().end()) {
-    if (error) *error = Str("no .ptd mutation breaks ", rule.id);
-    return std::nullopt;
-  }
+  if (it == Mutations().end()) return Declined{Str("no .ptd mutation breaks ", rule.id)};
   std::string read_error;
   std::optional<PtdFile> file = ReadPtdFile(valid, &read_error);
-  if (!file) {
-    if (error) *error = "the input does not decode: " + read_error;
-    return std::nullopt;
-  }
-  if (!file->segments || !file->named_data) {
-    if (error) *error = "the input is not a valid .ptd: segments or named_data is missing";
-    return std::nullopt;
-  }
+  if (!file) return Declined{"the input does not decode: " + read_error};
+  if (!file->segments || !file->named_data)
+    return Declined{"the input is not a valid .ptd: segments or named_data is missing"};
   Ctx c;
   c.file = std::move(*file);
   c.seed = seed;
-  if (!it->apply(c)) {
-    if (error) *error = Str("cannot break ", rule.id, " in this input: ", c.error);
-    return std::nullopt;
-  }
+  if (!it->apply(c)) return Declined{Str("cannot break ", rule.id, " in this input: ", c.error)};
   Bytes bytes = c.old_layout ? SerializeOldPtd(*c.old_layout) : SerializePtd(c.file);
   if (c.patch) c.patch(bytes);
-  if (path) *path = c.path;
-  return bytes;
+  return ByteMutation{std::move(bytes), c.path};
 }
 
 }  // namespace accelcheck::pte

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/pte/mutate.h"
 #include "validators/core/bytes.h"
 #include "validators/core/diagnostic.h"
 
@@ -19,8 +20,7 @@ bool IsPtdFile(ByteView bytes);
 std::vector<const Rule*> PtdMutationRules();
 
 // A copy of the valid .ptd `valid` that breaks `rule`, with the object path
-// where the validator should report it, or nothing (with `error`).
-std::optional<std::vector<uint8_t>> MutatePtd(ByteView valid, const Rule& rule, uint64_t seed,
-                                              std::string* path, std::string* error);
+// where the validator should report it, or the reason it cannot.
+conformance::OrDeclined<ByteMutation> MutatePtd(ByteView valid, const Rule& rule, uint64_t seed);
 
 }  // namespace accelcheck::pte

@@ -116,13 +116,12 @@ RC_GTEST_PROP(PteProperties, OneMutationOneRule,
   const auto& cases = PteConformance().Cases();
   const conformance::MutationCase& mutation = cases[rule_pick % cases.size()];
   const Rule& rule = *mutation.rule;
-  std::string path, error;
-  const auto mutated =
-      MutatePte(Serialize(RandomProgram(seed)), rule, mutation_seed, &path, &error);
-  if (!mutated) return;  // this program offers no place for the rule
+  const auto mutated = MutatePte(Serialize(RandomProgram(seed)), rule, mutation_seed);
+  const auto* result = std::get_if<ByteMutation>(&mutated);
+  if (result == nullptr) return;  // this program offers no place for the rule
   RC_TAG(std::string(rule.id));
-  const DiagnosticSink sink = Validate(*mutated, true);
-  RC_LOG() << rule.id << " at " << path << "\n" << Describe(sink);
+  const DiagnosticSink sink = Validate(result->bytes, true);
+  RC_LOG() << rule.id << " at " << result->path << "\n" << Describe(sink);
   std::vector<std::string> allowed = {std::string(rule.id)};
   for (const Rule* r : mutation.also) allowed.push_back(std::string(r->id));
   bool reported = false;

@@ -22,6 +22,7 @@ namespace accelcheck::pte {
 namespace {
 
 namespace fs = std::filesystem;
+using conformance::ReasonOf;
 using Bytes = std::vector<uint8_t>;
 
 Bytes Slurp(const fs::path& path) {
@@ -171,10 +172,10 @@ TEST(ReadPtdFile, Corpus) {
 TEST(PtdMutations, OldLayoutIsRecognisedLikeTheRealFile) {
   const fs::path old = fs::path(ACCELCHECK_CORPUS_DIR) / "pte" / "executorch__module_linear.ptd";
   if (!fs::exists(old)) GTEST_SKIP() << "no " << old << "; skipped";
-  std::string path, error;
-  const auto mutated = MutatePte(ExternalExample().data, rules::kPtdOldLayout, 0, &path, &error);
-  ASSERT_TRUE(mutated) << error;
-  EXPECT_TRUE(OnlyRule(Validate(*mutated), rules::kPtdOldLayout, path));
+  const auto mutated = MutatePte(ExternalExample().data, rules::kPtdOldLayout, 0);
+  const auto* result = std::get_if<ByteMutation>(&mutated);
+  ASSERT_NE(result, nullptr) << ReasonOf(mutated);
+  EXPECT_TRUE(OnlyRule(Validate(result->bytes), rules::kPtdOldLayout, result->path));
   EXPECT_TRUE(OnlyRule(Validate(Slurp(old)), rules::kPtdOldLayout, ""));
 }
 
@@ -189,10 +190,10 @@ TEST(PtdMutations, EachBreaksOnlyItsRule) {
   for (const auto& [name, bytes] : inputs) {
     for (const Rule* rule : PtdRules()) {
       for (uint64_t seed = 0; seed < 6; ++seed) {
-        std::string path, error;
-        const auto mutated = MutatePte(bytes, *rule, seed, &path, &error);
-        ASSERT_TRUE(mutated) << name << " " << rule->id << ": " << error;
-        EXPECT_TRUE(OnlyRule(Validate(*mutated), *rule, path))
+        const auto mutated = MutatePte(bytes, *rule, seed);
+        const auto* result = std::get_if<ByteMutation>(&mutated);
+        ASSERT_NE(result, nullptr) << name << " " << rule->id << ": " << ReasonOf(mutated);
+        EXPECT_TRUE(OnlyRule(Validate(result->bytes), *rule, result->path))
             << name << " " << rule->id << " seed " << seed;
       }
     }
@@ -201,10 +202,9 @@ TEST(PtdMutations, EachBreaksOnlyItsRule) {
 
 TEST(PtdMutations, KindsDoNotMix) {
   const Pair pair = ExternalExample();
-  std::string path, error;
-  EXPECT_FALSE(MutatePte(pair.program, rules::kPtdKey, 0, &path, &error));
+  std::string error = ReasonOf(MutatePte(pair.program, rules::kPtdKey, 0));
   EXPECT_NE(error.find("not a .ptd"), std::string::npos) << error;
-  EXPECT_FALSE(MutatePte(pair.data, rules::kSegmentBounds, 0, &path, &error));
+  error = ReasonOf(MutatePte(pair.data, rules::kSegmentBounds, 0));
   EXPECT_NE(error.find("is a .ptd"), std::string::npos) << error;
 }
 
@@ -223,20 +223,20 @@ TEST(CompanionMutations, ReportedOnlyWithTheCompanion) {
     for (const Rule* rule : {&rules::kExternalKeyMissing, &rules::kExternalLayout}) {
       ASSERT_TRUE(PteConformance().FindCase(rule->id)->needs_companions);
       for (uint64_t seed = 0; seed < 3; ++seed) {
-        std::string path, error;
-        const auto mutated = MutatePte(pair.program, *rule, seed, &path, &error);
-        ASSERT_TRUE(mutated) << name << " " << rule->id << ": " << error;
-        EXPECT_EQ(Validate(*mutated).error_count(), 0u) << name << " " << rule->id << " alone";
-        EXPECT_TRUE(OnlyRule(Validate(*mutated, ptd), *rule, path)) << name << " " << rule->id;
+        const auto mutated = MutatePte(pair.program, *rule, seed);
+        const auto* result = std::get_if<ByteMutation>(&mutated);
+        ASSERT_NE(result, nullptr) << name << " " << rule->id << ": " << ReasonOf(mutated);
+        EXPECT_EQ(Validate(result->bytes).error_count(), 0u) << name << " " << rule->id << " alone";
+        EXPECT_TRUE(OnlyRule(Validate(result->bytes, ptd), *rule, result->path))
+            << name << " " << rule->id;
       }
     }
   }
 }
 
 TEST(CompanionMutations, DeclineWithoutExternalTensors) {
-  std::string path, error;
   const Bytes add = Serialize(ExampleBases()[0].file);
-  EXPECT_FALSE(MutatePte(add, rules::kExternalKeyMissing, 0, &path, &error));
+  const std::string error = ReasonOf(MutatePte(add, rules::kExternalKeyMissing, 0));
   EXPECT_NE(error.find("no EXTERNAL tensor"), std::string::npos) << error;
 }
 
@@ -295,25 +295,25 @@ RC_GTEST_PROP(PtdProperties, OneMutationOneRule,
   const std::vector<const Rule*> rules = PtdRules();
   const Rule& rule = *rules[rule_pick % rules.size()];
   RC_TAG(std::string(rule.id));
-  std::string path, error;
   const auto mutated =
-      MutatePte(SerializePtd(RandomExternalProgram(seed).data), rule, mutation_seed, &path, &error);
-  RC_LOG() << error;
-  RC_ASSERT(mutated.has_value());
-  RC_ASSERT(OnlyRule(Validate(*mutated), rule, path));
+      MutatePte(SerializePtd(RandomExternalProgram(seed).data), rule, mutation_seed);
+  RC_LOG() << ReasonOf(mutated);
+  const auto* result = std::get_if<ByteMutation>(&mutated);
+  RC_ASSERT(result != nullptr);
+  RC_ASSERT(OnlyRule(Validate(result->bytes), rule, result->path));
 }
 
 RC_GTEST_PROP(PtdProperties, CompanionMutationOneRule,
               (uint32_t seed, bool layout, uint8_t mutation_seed)) {
   const RandomPair pair = RandomExternalProgram(seed);
   const Rule& rule = layout ? rules::kExternalLayout : rules::kExternalKeyMissing;
-  std::string path, error;
-  const auto mutated = MutatePte(Serialize(pair.program), rule, mutation_seed, &path, &error);
-  RC_LOG() << error;
-  RC_ASSERT(mutated.has_value());
+  const auto mutated = MutatePte(Serialize(pair.program), rule, mutation_seed);
+  RC_LOG() << ReasonOf(mutated);
+  const auto* result = std::get_if<ByteMutation>(&mutated);
+  RC_ASSERT(result != nullptr);
   const std::string ptd = WriteTemp("random-companion.ptd", SerializePtd(pair.data));
-  RC_ASSERT(Validate(*mutated).error_count() == 0u);
-  RC_ASSERT(OnlyRule(Validate(*mutated, ptd), rule, path));
+  RC_ASSERT(Validate(result->bytes).error_count() == 0u);
+  RC_ASSERT(OnlyRule(Validate(result->bytes, ptd), rule, result->path));
 }
 
 // Every truncation of a .ptd is reported, and nothing crashes.
