@@ -16,6 +16,7 @@
 #include "conformance/pte/model.h"
 #include "conformance/pte/serialize.h"
 #include "validators/core/format.h"
+#include "validators/pte/pte_format.h"
 #include "validators/pte/schema/program_generated.h"
 
 namespace {
@@ -91,7 +92,7 @@ uint64_t ValidateOnce(const InputBuffer& input, const std::string& path) {
   ValidateContext context;
   context.path = path;
   DiagnosticSink sink(Profile{}, path);
-  FindFormat("pte")->Validate(input, context, sink);
+  pte::PteFormat().Validate(input, context, sink);
   return sink.error_count();
 }
 

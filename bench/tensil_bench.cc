@@ -17,6 +17,7 @@
 
 #include "reference_exec/tensil/run_model.h"
 #include "validators/core/format.h"
+#include "validators/tensil/tensil_format.h"
 
 namespace {
 
@@ -75,7 +76,7 @@ int Emulate(const std::string& path, const std::string& input_path, int repeat) 
 }
 
 int Validate(const std::vector<std::string>& paths, int repeat) {
-  const Format& tensil = *FindFormat("tensil");
+  const Format& tensil = TensilFormat();
   int status = 0;
   for (const std::string& path : paths) {
     const InputBuffer tmodel = ReadOrExit(path);

@@ -105,18 +105,17 @@ std::string CompanionPath(const std::string& name, const Mutated& mutated,
 
 }  // namespace
 
-OrDeclined<WrittenMutation> MutateFile(const Provider& provider, const MutationInput& input,
-                                       const Rule& rule, uint64_t seed, const std::string& output) {
+OrDeclined<WrittenMutation> MutateFile(const Format& format, const Provider& provider,
+                                       const MutationInput& input, const Rule& rule, uint64_t seed,
+                                       const std::string& output) {
   const MutationCase* mutation = provider.FindCase(rule.id);
   if (mutation == nullptr) return Declined{Str("no mutation breaks ", rule.id)};
   if (mutation->needs_companions && input.companions.empty()) {
     return Declined{Str(rule.id, " holds between the file and its companion: give it with ",
                         provider.companion_option())};
   }
-  const Format* format = FindFormat(provider.format());
-  if (format == nullptr) return Declined{Str("no format ", provider.format())};
   MutationBaseline baseline;
-  if (auto why = NotAValidInput(*format, input, &baseline)) return Declined{*why};
+  if (auto why = NotAValidInput(format, input, &baseline)) return Declined{*why};
   OrDeclined<Base> base = provider.ReadBase(input.path, input.companions);
   if (auto* declined = std::get_if<Declined>(&base)) return std::move(*declined);
   const fs::path out(output);
@@ -131,7 +130,7 @@ OrDeclined<WrittenMutation> MutateFile(const Provider& provider, const MutationI
   }
   for (const std::string& name : result.companions)
     written.companions.push_back(CompanionPath(name, result, written.files));
-  if (auto why = NotBreakingOnly(*format, {written.files[0], written.companions}, rule,
+  if (auto why = NotBreakingOnly(format, {written.files[0], written.companions}, rule,
                                  mutation->also, baseline)) {
     RemoveAll(written.files);
     return Declined{Str("cannot break ", rule.id, " in this input: ", *why)};

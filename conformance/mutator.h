@@ -56,13 +56,14 @@ struct WrittenMutation {
   std::vector<std::string> companions;
 };
 
-// Applies `provider`'s case of `rule` to the valid `input` and writes the
-// result at `output` (a bundle's other files beside it, named after it).
-// Declines, and leaves nothing written, when the input does not validate,
-// lacks the companions the case needs, offers no place for the change, or
-// the result would break another rule.
-OrDeclined<WrittenMutation> MutateFile(const Provider& provider, const MutationInput& input,
-                                       const Rule& rule, uint64_t seed, const std::string& output);
+// Applies `provider`'s case of `rule` to the valid `input` of `format` and
+// writes the result at `output` (a bundle's other files beside it, named
+// after it). Declines, and leaves nothing written, when the input does not
+// validate, lacks the companions the case needs, offers no place for the
+// change, or the result would break another rule.
+OrDeclined<WrittenMutation> MutateFile(const Format& format, const Provider& provider,
+                                       const MutationInput& input, const Rule& rule, uint64_t seed,
+                                       const std::string& output);
 
 }  // namespace conformance
 }  // namespace accelcheck

@@ -2,10 +2,6 @@
 
 #include <filesystem>
 
-#include "conformance/gemini/mutate.h"
-#include "conformance/pte/mutate.h"
-#include "conformance/tensil/mutate.h"
-
 namespace accelcheck::conformance {
 
 const MutationCase* Provider::FindCase(std::string_view rule_id) const {
@@ -36,13 +32,6 @@ std::string FileId(std::string_view rule_id) {
     if (ch == '.') ch = '_';
   }
   return s;
-}
-
-const std::vector<const Provider*>& AllProviders() {
-  static const std::vector<const Provider*> kProviders = {&pte::PteConformance(),
-                                                          &tensil::conformance::TensilConformance(),
-                                                          &gemini::GeminiConformance()};
-  return kProviders;
 }
 
 const Provider* FindProvider(const std::vector<const Provider*>& providers,

@@ -104,10 +104,6 @@ OrDeclined<AppliedCase> ApplyToFirstBase(const MutationCase& mutation,
 // A rule id as a file or test name: "pte.plan.name" is "pte_plan_name".
 std::string FileId(std::string_view rule_id);
 
-// The providers of every format. Temporary: until the format registry
-// carries each format's provider, the command line takes them from here.
-const std::vector<const Provider*>& AllProviders();
-
 const Provider* FindProvider(const std::vector<const Provider*>& providers,
                              std::string_view format_id);
 

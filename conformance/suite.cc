@@ -73,7 +73,16 @@ std::string Describe(const DiagnosticSink& sink) {
   return out.empty() ? "no diagnostics" : out;
 }
 
-CaseResult RunCase(const fs::path& dir, const json& c) {
+// The case's format: the one it names, else the one that detects its bytes.
+const Format* FormatOfCase(const std::vector<const Format*>& formats, const std::string& id,
+                           ByteView bytes) {
+  for (const Format* format : formats) {
+    if (id.empty() ? format->Detect(bytes) : format->id() == id) return format;
+  }
+  return nullptr;
+}
+
+CaseResult RunCase(const fs::path& dir, const json& c, const std::vector<const Format*>& formats) {
   CaseResult result;
   result.id = c.value("id", "");
   result.format = c.value("format", "");
@@ -87,8 +96,7 @@ CaseResult RunCase(const fs::path& dir, const json& c) {
     result.detail = "cannot read " + file + ": " + error;
     return result;
   }
-  const Format* format =
-      result.format.empty() ? DetectFormat(input->bytes()) : FindFormat(result.format);
+  const Format* format = FormatOfCase(formats, result.format, input->bytes());
   if (format == nullptr) {
     result.detail = "no format " + Quoted(result.format);
     return result;
@@ -167,7 +175,8 @@ std::string XmlEscape(std::string_view s) {
 
 }  // namespace
 
-SuiteResult RunSuite(const std::string& dir, std::string* error) {
+SuiteResult RunSuite(const std::string& dir, const std::vector<const Format*>& formats,
+                     std::string* error) {
   SuiteResult result;
   std::ifstream in(fs::path(dir) / "manifest.json");
   if (!in) {
@@ -179,7 +188,7 @@ SuiteResult RunSuite(const std::string& dir, std::string* error) {
     if (error) *error = "manifest.json is not a suite manifest (version 1, cases[])";
     return result;
   }
-  for (const json& c : manifest["cases"]) result.cases.push_back(RunCase(dir, c));
+  for (const json& c : manifest["cases"]) result.cases.push_back(RunCase(dir, c, formats));
   return result;
 }
 

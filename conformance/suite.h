@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "conformance/provider.h"
+#include "validators/core/format.h"
 #include "validators/core/limits.h"
 
 namespace accelcheck::conformance {
@@ -29,9 +30,11 @@ struct SuiteResult {
 // it (every path is inside "").
 bool PathMatches(const std::string& reported, const std::string& expected);
 
-// Runs every case of `dir`/manifest.json. Sets `error` (and returns nothing
-// useful) when the manifest cannot be read.
-SuiteResult RunSuite(const std::string& dir, std::string* error);
+// Runs every case of `dir`/manifest.json with `formats`, which name and
+// detect each case's format. Sets `error` (and returns nothing useful) when
+// the manifest cannot be read.
+SuiteResult RunSuite(const std::string& dir, const std::vector<const Format*>& formats,
+                     std::string* error);
 
 // Writes the project's own generated suite into `dir`, with its manifest:
 // for each provider (in order), its valid bases and one negative case per

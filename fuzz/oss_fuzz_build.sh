@@ -16,7 +16,7 @@ rm -rf "$seeds" && "$build/tools/accelcheck" conformance --generate "$seeds" >/d
 for fuzzer in "$build"/fuzz/*_fuzzer; do
   name=$(basename "$fuzzer")
   cp "$fuzzer" "$OUT/"
-  cp "$src/fuzz/$name.dict" "$src/fuzz/$name.options" "$OUT/"
+  cp "$build/fuzz/$name.dict" "$build/fuzz/$name.options" "$OUT/"
   corpus=$(mktemp -d)
   find "$seeds" -type f ! -name manifest.json -exec sh -c \
     'for f; do cp "$f" "$0/$(sha1sum "$f" | cut -d" " -f1)"; done' "$corpus" {} +

@@ -23,6 +23,7 @@
 #include "validators/core/format.h"
 #include "validators/core/limits.h"
 #include "validators/core/text.h"
+#include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
 #include "validators/pte/schema/program_generated.h"
 
@@ -1757,7 +1758,7 @@ const std::vector<Mutation>& Mutations() {
 bool ValidatesWithoutErrors(ByteView bytes) {
   const InputBuffer input = InputBuffer::Copy(bytes);
   DiagnosticSink sink(Profile{.strict = true}, "mutation-input");
-  FindFormat("pte")->Validate(input, ValidateContext{}, sink);
+  PteFormat().Validate(input, ValidateContext{}, sink);
   return sink.error_count() == 0 && !sink.failed();
 }
 

@@ -17,6 +17,7 @@
 #include "conformance/suite.h"
 #include "tests/support/describe.h"
 #include "tests/support/temp.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/format.h"
 #include "validators/core/limits.h"
 
@@ -27,6 +28,7 @@ namespace fs = std::filesystem;
 using ::accelcheck::test::Describe;
 
 struct RuleCase {
+  const Format* format;
   const Provider* provider;
   const MutationCase* mutation;
 };
@@ -35,8 +37,10 @@ void PrintTo(const RuleCase& rule_case, std::ostream* out) { *out << rule_case.m
 
 std::vector<RuleCase> AllRuleCases() {
   std::vector<RuleCase> out;
-  for (const Provider* provider : AllProviders()) {
-    for (const MutationCase& mutation : provider->Cases()) out.push_back({provider, &mutation});
+  for (const FormatEntry& entry : Formats()) {
+    if (entry.conformance == nullptr) continue;
+    for (const MutationCase& mutation : entry.conformance->Cases())
+      out.push_back({&entry.validator, entry.conformance, &mutation});
   }
   return out;
 }
@@ -78,8 +82,7 @@ TEST_P(NegativeCase, Breaks) {
   const Provider& provider = *GetParam().provider;
   const MutationCase& mutation = *GetParam().mutation;
   const Rule& rule = *mutation.rule;
-  const Format* format = FindFormat(provider.format());
-  ASSERT_NE(format, nullptr) << provider.format();
+  const Format* format = GetParam().format;
 
   const std::vector<Base>& bases = BasesOf(provider);
   const OrDeclined<AppliedCase> applied = ApplyToFirstBase(mutation, bases);

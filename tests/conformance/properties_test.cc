@@ -10,6 +10,7 @@
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
 #include "validators/core/format.h"
+#include "validators/pte/pte_format.h"
 
 namespace accelcheck::pte {
 namespace {
@@ -91,7 +92,7 @@ model::File RandomProgram(uint32_t seed) {
 DiagnosticSink Validate(const std::vector<uint8_t>& bytes, bool strict) {
   DiagnosticSink sink(Profile{strict, false, 0}, "random.pte");
   const InputBuffer input = InputBuffer::Copy(bytes);
-  FindFormat("pte")->Validate(input, ValidateContext{}, sink);
+  pte::PteFormat().Validate(input, ValidateContext{}, sink);
   return sink;
 }
 
@@ -151,8 +152,8 @@ RC_GTEST_PROP(PteProperties, InspectIsStableUnderRoundTrip, (uint32_t seed)) {
   RC_ASSERT(model.has_value());
   const std::vector<uint8_t> again = Serialize(*model);
   DiagnosticSink a(Profile{}, "a"), b(Profile{}, "b");
-  const auto ja = FindFormat("pte")->Inspect(InputBuffer::Copy(bytes), ValidateContext{}, a);
-  const auto jb = FindFormat("pte")->Inspect(InputBuffer::Copy(again), ValidateContext{}, b);
+  const auto ja = pte::PteFormat().Inspect(InputBuffer::Copy(bytes), ValidateContext{}, a);
+  const auto jb = pte::PteFormat().Inspect(InputBuffer::Copy(again), ValidateContext{}, b);
   RC_ASSERT(ja == jb);
 }
 

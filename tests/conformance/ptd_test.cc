@@ -16,6 +16,7 @@
 #include "conformance/pte/serialize.h"
 #include "tests/support/temp.h"
 #include "validators/core/format.h"
+#include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
 
 namespace accelcheck::pte {
@@ -43,7 +44,7 @@ DiagnosticSink Validate(const Bytes& bytes, const std::string& companion = "") {
   DiagnosticSink sink(Profile{true, false, 0}, "test");
   ValidateContext context;
   if (!companion.empty()) context.companions.push_back(companion);
-  FindFormat("pte")->Validate(InputBuffer::Copy(bytes), context, sink);
+  pte::PteFormat().Validate(InputBuffer::Copy(bytes), context, sink);
   return sink;
 }
 

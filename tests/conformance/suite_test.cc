@@ -7,8 +7,10 @@
 #include "conformance/provider.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/suite.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/format.h"
 #include "validators/core/text.h"
+#include "validators/pte/pte_format.h"
 
 namespace accelcheck {
 namespace {
@@ -17,8 +19,8 @@ TEST(ConformanceSuite, GeneratedSuitePasses) {
   const std::string dir = std::string(ACCELCHECK_BINARY_DIR) + "/conformance-suite";
   std::filesystem::remove_all(dir);
   std::string error;
-  ASSERT_TRUE(conformance::GenerateSuite(dir, conformance::AllProviders(), &error)) << error;
-  const conformance::SuiteResult result = conformance::RunSuite(dir, &error);
+  ASSERT_TRUE(conformance::GenerateSuite(dir, Providers(), &error)) << error;
+  const conformance::SuiteResult result = conformance::RunSuite(dir, Validators(), &error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_GT(result.cases.size(), 100u);
   for (const conformance::CaseResult& c : result.cases)
@@ -33,7 +35,7 @@ TEST(ConformanceSuite, EveryRuleHasACase) {
   for (const conformance::MutationCase& c : pte::PteConformance().Cases())
     mutable_rules.insert(std::string(c.rule->id));
   std::string missing;
-  for (const Rule* r : FindFormat("pte")->rules()) {
+  for (const Rule* r : pte::PteFormat().rules()) {
     if (mutable_rules.count(std::string(r->id)) == 0) missing += " " + std::string(r->id);
   }
   EXPECT_TRUE(missing.empty()) << "rules without a mutation:" << missing;
@@ -51,7 +53,8 @@ TEST(ConformanceSuite, JunitNamesEveryCase) {
 
 TEST(ConformanceSuite, MissingManifestIsAnError) {
   std::string error;
-  conformance::RunSuite(std::string(ACCELCHECK_BINARY_DIR) + "/no-such-suite", &error);
+  conformance::RunSuite(std::string(ACCELCHECK_BINARY_DIR) + "/no-such-suite", Validators(),
+                        &error);
   EXPECT_FALSE(error.empty());
 }
 

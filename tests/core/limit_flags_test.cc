@@ -57,7 +57,7 @@ class LimitFlagTest : public ::testing::Test {
   int Validate(std::vector<std::string> args, std::vector<std::string>* rules) {
     const std::string report = (dir_ / "report.json").string();
     args.insert(args.end(), {"--output", "json", "-o", report});
-    const int code = RunValidate(args);
+    const int code = static_cast<int>(RunValidate(args));
     std::ifstream in(report);
     const json doc = json::parse(in);
     rules->clear();

@@ -61,7 +61,7 @@ class GeminiMutateTest : public ::testing::Test {
   // The mutation of `rule`, or the reason it was declined.
   conformance::OrDeclined<conformance::WrittenMutation> Mutate(const MutationInput& input,
                                                                const Rule& rule) {
-    return conformance::MutateFile(GeminiConformance(), input, rule, 0,
+    return conformance::MutateFile(GeminiFormat(), GeminiConformance(), input, rule, 0,
                                    (dir_ / "out.json").string());
   }
 

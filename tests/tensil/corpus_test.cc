@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/describe.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/format.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/rules.h"
@@ -44,7 +45,8 @@ DiagnosticSink Validate(const fs::path& path, std::vector<std::string> companion
   context.path = path.string();
   context.companions = std::move(companions);
   const InputBuffer input = Load(path);
-  EXPECT_EQ(DetectFormat(input.bytes()), &TensilFormat()) << path;
+  const FormatEntry* detected = DetectFormat(input.bytes());
+  EXPECT_EQ(detected != nullptr ? &detected->validator : nullptr, &TensilFormat()) << path;
   TensilFormat().Validate(input, context, sink);
   return sink;
 }

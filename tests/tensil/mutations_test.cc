@@ -50,7 +50,7 @@ TEST(TensilMutations, TheMutatorWritesTheBundle) {
   const auto dir = fixture::TempDir();
   const WrittenBundle tiny = WriteTiny(dir);
   const auto out =
-      accelcheck::conformance::MutateFile(TensilConformance(), {tiny.tmodel, {}},
+      accelcheck::conformance::MutateFile(TensilFormat(), TensilConformance(), {tiny.tmodel, {}},
                                           rules::kArchMismatch, 0, (dir / "out.tmodel").string());
   ASSERT_TRUE(std::holds_alternative<accelcheck::conformance::WrittenMutation>(out))
       << std::get<accelcheck::conformance::Declined>(out).reason;
@@ -69,9 +69,9 @@ TEST(TensilMutations, TheMutatorDeclinesAnInvalidInput) {
   std::string error;
   const auto written = WriteBundle(broken, dir, "broken", &error);
   ASSERT_TRUE(written) << error;
-  const auto out =
-      accelcheck::conformance::MutateFile(TensilConformance(), {written->tmodel, {}},
-                                          rules::kUnknownKey, 0, (dir / "out.tmodel").string());
+  const auto out = accelcheck::conformance::MutateFile(TensilFormat(), TensilConformance(),
+                                                       {written->tmodel, {}}, rules::kUnknownKey, 0,
+                                                       (dir / "out.tmodel").string());
   ASSERT_TRUE(std::holds_alternative<accelcheck::conformance::Declined>(out));
   error = std::get<accelcheck::conformance::Declined>(out).reason;
   EXPECT_NE(error.find("does not validate (mutations start from a valid file)"), std::string::npos)

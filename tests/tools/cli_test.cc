@@ -10,6 +10,8 @@
 #include "conformance/pte/serialize.h"
 #include "conformance/tensil/bundle.h"
 #include "tests/tools/tool_runner.h"
+#include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/registry.h"
 
 namespace accelcheck::testing {
 namespace {
@@ -279,12 +281,46 @@ TEST_F(CliTest, InspectOfUndecodableInputPrintsDiagnostics) {
 }
 
 TEST_F(CliTest, MutateListsTheRulesOfEveryFormat) {
-  for (const std::string format : {"pte", "tensil", "gemini"}) {
+  for (const FormatEntry& entry : Formats()) {
+    const std::string format(entry.id());
     const ToolRun run = RunTool({"mutate", "--list", "--format", format});
     EXPECT_EQ(run.exit_code, 0) << format << ": " << run.err;
     EXPECT_EQ(run.out.rfind(format + ".", 0), 0u) << format << ": " << run.out;
   }
-  EXPECT_EQ(RunTool({"mutate", "--list", "--format", "neff"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"mutate", "--list", "--format", "elf"}).exit_code, 2);
+}
+
+TEST_F(CliTest, UsageListsEveryCommandAndHelpPrintsEach) {
+  const std::string usage = RunTool({"help"}).out;
+  for (const cli::Command& command : cli::Commands()) {
+    const std::string& name = command.spec().name;
+    EXPECT_NE(usage.find("\n  " + name + " "), std::string::npos) << name << "\n" << usage;
+    const ToolRun help = RunTool({"help", name});
+    EXPECT_EQ(help.exit_code, 0) << name;
+    EXPECT_EQ(help.out.rfind("usage: accelcheck " + name, 0), 0u) << help.out;
+  }
+  EXPECT_EQ(RunTool({"help", "frobnicate"}).exit_code, 2);
+}
+
+// A command the input's format does not have is a usage error that names the
+// formats that have it.
+TEST_F(CliTest, ACommandTheFormatLacksNamesTheFormatsWithIt) {
+  const std::string program = dir_.Write("add.pte", SmallProgram());
+  const auto has = [](FormatCommand FormatEntry::*command) {
+    return FormatIds([command](const FormatEntry& entry) { return entry.*command != nullptr; });
+  };
+  const ToolRun simulate = RunTool({"simulate", program});
+  EXPECT_EQ(simulate.exit_code, 2);
+  EXPECT_NE(
+      simulate.err.find("is a pte file, and simulate supports " + has(&FormatEntry::simulate)),
+      std::string::npos)
+      << simulate.err;
+  const ToolRun run = RunTool({"run", program});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("run supports " + has(&FormatEntry::run)), std::string::npos) << run.err;
+  const ToolRun generate = RunTool({"generate", "elf"});
+  EXPECT_EQ(generate.exit_code, 2);
+  EXPECT_NE(generate.err.find(has(&FormatEntry::generate)), std::string::npos) << generate.err;
 }
 
 TEST_F(CliTest, MutateBreaksOneRuleOfAProgram) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/tools/tool_runner.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/format.h"
 
 namespace accelcheck::testing {
@@ -43,7 +44,8 @@ std::vector<std::string> MissingCitations(const Rule& rule, const std::string& n
 }
 
 TEST(RulesMdTest, EveryCitationIsInTheFormatNotes) {
-  for (const Format* format : AllFormats()) {
+  for (const FormatEntry& entry : Formats()) {
+    const Format* format = &entry.validator;
     const auto path = std::filesystem::path(ACCELCHECK_SOURCE_DIR) / "docs/formats" /
                       (std::string(format->id()) + ".md");
     ASSERT_TRUE(std::filesystem::is_regular_file(path)) << path << " is missing";

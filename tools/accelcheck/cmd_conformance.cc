@@ -7,14 +7,14 @@
 #include "conformance/suite.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
+#include "tools/accelcheck/registry.h"
 
 namespace accelcheck::cli {
-
-namespace {
 
 const CommandSpec& ConformanceSpec() {
   static const CommandSpec kSpec{
       "conformance",
+      "run a conformance suite (--generate DIR writes ours)",
       "usage: accelcheck conformance DIR [--junit FILE]\n"
       "       accelcheck conformance --generate DIR\n",
       {
@@ -25,27 +25,26 @@ const CommandSpec& ConformanceSpec() {
   return kSpec;
 }
 
-}  // namespace
-
-int RunConformance(const Args& args) {
+ExitCode RunConformance(const Args& args) {
   const CommandSpec& spec = ConformanceSpec();
-  int exit_code = 0;
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   std::string error;
   if (const auto dir = parsed->Get("generate")) {
-    if (!conformance::GenerateSuite(*dir, conformance::AllProviders(), &error)) {
+    if (!conformance::GenerateSuite(*dir, Providers(), &error)) {
       std::cerr << "accelcheck conformance: " << error << "\n";
-      return 3;
+      return ExitCode::kFailure;
     }
     std::cout << "wrote the suite to " << *dir << "\n";
-    return 0;
+    return ExitCode::kConforms;
   }
   if (parsed->positional.size() != 1) return UsageError(spec, "expected one suite directory");
-  const conformance::SuiteResult result = conformance::RunSuite(parsed->positional[0], &error);
+  const conformance::SuiteResult result =
+      conformance::RunSuite(parsed->positional[0], Validators(), &error);
   if (!error.empty()) {
     std::cerr << "accelcheck conformance: " << error << "\n";
-    return 3;
+    return ExitCode::kFailure;
   }
   for (const conformance::CaseResult& c : result.cases) {
     std::cout << (c.passed ? "PASS " : "FAIL ") << c.id;
@@ -58,10 +57,10 @@ int RunConformance(const Args& args) {
     out << conformance::SuiteJunit(result);
     if (!out) {
       std::cerr << "accelcheck conformance: cannot write " << *junit << "\n";
-      return 3;
+      return ExitCode::kFailure;
     }
   }
-  return result.failed() == 0 ? 0 : 1;
+  return result.failed() == 0 ? ExitCode::kConforms : ExitCode::kErrors;
 }
 
 }  // namespace accelcheck::cli

@@ -33,7 +33,7 @@ CommandSpec GenerateGeminiSpec() {
       {"help", false, "", "print this help"},
   };
   return {
-      "generate gemini",
+      "generate gemini", "write a valid schedule and its frontend IR from the reference scheduler",
       "usage: accelcheck generate gemini [--layers N|KINDS] [--batch B] [--mesh XxY] [--buffer "
       "BYTES]\n"
       "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
@@ -50,9 +50,9 @@ CommandSpec GenerateGeminiSpec() {
 
 }  // namespace
 
-int RunGenerateGemini(const Args& args) {
+ExitCode RunGenerateGemini(const Args& args) {
   const CommandSpec spec = GenerateGeminiSpec();
-  int exit_code = 0;
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   std::string error;
@@ -103,7 +103,7 @@ int RunGenerateGemini(const Args& args) {
   std::ofstream frontend(frontend_path, std::ios::binary);
   if (!ir || !frontend) {
     std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
-    return static_cast<int>(ExitCode::kFailure);
+    return ExitCode::kFailure;
   }
   if (const auto problem = gemini::GenerateIr(options, ir, frontend))
     return UsageError(spec, *problem);
@@ -111,10 +111,10 @@ int RunGenerateGemini(const Args& args) {
   frontend.close();
   if (!ir || !frontend) {
     std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
-    return static_cast<int>(ExitCode::kFailure);
+    return ExitCode::kFailure;
   }
   std::cout << "wrote " << *out_path << " and " << frontend_path << "\n";
-  return 0;
+  return ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

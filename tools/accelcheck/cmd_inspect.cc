@@ -8,31 +8,41 @@
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
-#include "validators/core/format.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
-#include "validators/tensil/tensil_format.h"
 
 namespace accelcheck::cli {
 
 namespace {
 
-CommandSpec InspectSpec() {
-  std::vector<Flag> flags = {
-      {"format", true, "ID", "decode as format ID instead of detecting it"},
-      {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
-      {"disasm", false, "", "print a Tensil program as assembly instead of JSON"},
-      {"help", false, "", "print this help"},
-  };
-  const std::vector<Flag> limits = LimitFlags();
-  flags.insert(flags.end(), limits.begin(), limits.end());
-  return {"inspect",
-          "usage: accelcheck inspect [options] FILE|-\n"
-          "Prints the decoded structure as JSON. When the input does not decode, prints\n"
-          "the diagnostics on standard error and exits 1 (3 for I/O errors and limits).\n",
-          std::move(flags)};
+bool HasDisassembler(const FormatEntry& format) { return format.disassemble != nullptr; }
+
+}  // namespace
+
+const CommandSpec& InspectSpec() {
+  static const CommandSpec kSpec = [] {
+    std::vector<Flag> flags = {
+        {"format", true, "ID", "decode as format ID instead of detecting it"},
+        {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
+        {"disasm", false, "",
+         Str("print a program as assembly instead of JSON (", FormatIds(HasDisassembler), ")")},
+        {"help", false, "", "print this help"},
+    };
+    const std::vector<Flag> limits = LimitFlags();
+    flags.insert(flags.end(), limits.begin(), limits.end());
+    return CommandSpec{
+        "inspect", "print the decoded structure of FILE as JSON with byte offsets",
+        "usage: accelcheck inspect [options] FILE|-\n"
+        "Prints the decoded structure as JSON. When the input does not decode, prints\n"
+        "the diagnostics on standard error and exits 1 (3 for I/O errors and limits).\n",
+        std::move(flags)};
+  }();
+  return kSpec;
 }
+
+namespace {
 
 nlohmann::json InspectGuarded(const Format& format, const InputBuffer& buffer,
                               const ValidateContext& context, DiagnosticSink& sink) {
@@ -51,18 +61,51 @@ void PrintDiagnostics(const DiagnosticSink& sink) {
   for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
 }
 
+// The format whose disassembler --disasm uses: the one named by --format, else
+// the detected one, else the only format with a disassembler (programs of
+// several files, such as a Tensil .tprog, are not recognised by content).
+const FormatEntry* DisassemblingFormat(const FormatEntry* forced,
+                                       const std::optional<InputBuffer>& buffer) {
+  if (forced != nullptr) return forced;
+  const FormatEntry* detected = buffer ? DetectFormat(buffer->bytes()) : nullptr;
+  if (detected != nullptr && HasDisassembler(*detected)) return detected;
+  const FormatEntry* only = nullptr;
+  for (const FormatEntry& format : Formats()) {
+    if (!HasDisassembler(format)) continue;
+    if (only != nullptr) return nullptr;
+    only = &format;
+  }
+  return only;
+}
+
+// inspect --disasm: the program as text on standard output.
+ExitCode Disassemble(const CommandSpec& spec, const FormatEntry* forced,
+                     const std::optional<InputBuffer>& buffer, const ValidateContext& context,
+                     DiagnosticSink& sink) {
+  const FormatEntry* format = DisassemblingFormat(forced, buffer);
+  if (format == nullptr || !HasDisassembler(*format)) {
+    return UsageError(spec, Str("--disasm reads programs of ", FormatIds(HasDisassembler),
+                                forced != nullptr ? Str(", not ", forced->id()) : ""));
+  }
+  const auto text = buffer ? format->disassemble(*buffer, context, sink) : std::nullopt;
+  PrintDiagnostics(sink);
+  if (!text) return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
+  std::cout << *text << std::flush;
+  return ExitCode::kConforms;
+}
+
 }  // namespace
 
-int RunInspect(const Args& args) {
-  const CommandSpec spec = InspectSpec();
-  int exit_code = 0;
+ExitCode RunInspect(const Args& args) {
+  const CommandSpec& spec = InspectSpec();
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   std::string error;
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one input file");
   ValidateContext context;
   if (!ApplyLimitFlags(*parsed, &context.limits, &error)) return UsageError(spec, error);
-  const Format* forced = nullptr;
+  const FormatEntry* forced = nullptr;
   if (auto id = parsed->Get("format")) {
     forced = FindFormat(*id);
     if (forced == nullptr) return UsageError(spec, Str("unknown format '", *id, "'"));
@@ -74,34 +117,24 @@ int RunInspect(const Args& args) {
   const std::string name = DisplayName(context.path);
   DiagnosticSink sink(Profile{}, name);
   const std::optional<InputBuffer> buffer = ReadInput(context.path, context.limits, sink);
-  if (parsed->Has("disasm")) {
-    // Only Tensil has a disassembler, and its programs are not detected by
-    // content: --disasm reads the input as Tensil.
-    if (forced != nullptr && forced->id() != "tensil")
-      return UsageError(spec, "--disasm reads Tensil models and programs");
-    const auto text = buffer ? tensil::DisassembleInput(*buffer, context, sink) : std::nullopt;
-    PrintDiagnostics(sink);
-    if (!text) return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
-    std::cout << *text << std::flush;
-    return static_cast<int>(ExitCode::kConforms);
-  }
-  const Format* format = !buffer             ? nullptr
-                         : forced != nullptr ? forced
-                                             : DetectFormat(buffer->bytes());
+  if (parsed->Has("disasm")) return Disassemble(spec, forced, buffer, context, sink);
+  const FormatEntry* format = !buffer             ? nullptr
+                              : forced != nullptr ? forced
+                                                  : DetectFormat(buffer->bytes());
   if (buffer && format == nullptr) {
     sink.Report(core_rules::kFormatUnknown, {}, "content matches no supported format");
   }
   nlohmann::json structure;
-  if (format != nullptr) structure = InspectGuarded(*format, *buffer, context, sink);
+  if (format != nullptr) structure = InspectGuarded(format->validator, *buffer, context, sink);
   PrintDiagnostics(sink);
   if (structure.is_null()) {
     // A null structure with no diagnostic would be a validator bug; it still
     // must not look like a decoded file.
-    return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
+    return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   }
   std::cout << structure.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"
             << std::flush;
-  return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kConforms);
+  return sink.failed() ? ExitCode::kFailure : ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

@@ -10,15 +10,14 @@
 #include "conformance/mutator.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
-#include "validators/core/format.h"
+#include "tools/accelcheck/registry.h"
 
 namespace accelcheck::cli {
-
-namespace {
 
 const CommandSpec& MutateSpec() {
   static const CommandSpec kSpec{
       "mutate",
+      "write a copy of FILE that breaks exactly one rule (--list)",
       "usage: accelcheck mutate FILE --rule ID -o OUT [--seed N] [--data FILE] [--frontend FILE]\n"
       "       accelcheck mutate --list [--format ID]\n",
       {
@@ -37,18 +36,20 @@ const CommandSpec& MutateSpec() {
   return kSpec;
 }
 
+namespace {
+
 using conformance::Provider;
 
-int List(const ParsedArgs& parsed, const std::vector<const Provider*>& providers) {
+ExitCode List(const ParsedArgs& parsed) {
   const std::optional<std::string> only = parsed.Get("format");
   bool any = false;
-  for (const Provider* provider : providers) {
+  for (const Provider* provider : Providers()) {
     if (only && provider->format() != *only) continue;
     any = true;
     for (const conformance::MutationCase& c : provider->Cases()) std::cout << c.rule->id << "\n";
   }
   if (!any && only) return UsageError(MutateSpec(), "no mutator for format " + *only);
-  return 0;
+  return ExitCode::kConforms;
 }
 
 void PrintWritten(const conformance::WrittenMutation& written, const Rule& rule) {
@@ -64,9 +65,9 @@ void PrintWritten(const conformance::WrittenMutation& written, const Rule& rule)
   std::cout << "\n";
 }
 
-int Mutate(const ParsedArgs& parsed, const std::vector<const Provider*>& providers) {
+ExitCode Mutate(const ParsedArgs& parsed) {
   const CommandSpec& spec = MutateSpec();
-  if (parsed.Has("list")) return List(parsed, providers);
+  if (parsed.Has("list")) return List(parsed);
   std::string error;
   const std::optional<std::string> rule_id = parsed.Get("rule");
   const std::optional<std::string> out_path = parsed.Get("o");
@@ -87,31 +88,31 @@ int Mutate(const ParsedArgs& parsed, const std::vector<const Provider*>& provide
       ReadFileLimited(input.path, Limits{}.max_file_size, &error);
   if (!bytes) {
     std::cerr << "accelcheck mutate: " << input.path << ": " << error << "\n";
-    return 3;
+    return ExitCode::kFailure;
   }
-  const Format* format = DetectFormat(bytes->bytes());
-  const Provider* provider = format ? conformance::FindProvider(providers, format->id()) : nullptr;
+  const FormatEntry* format = DetectFormat(bytes->bytes());
+  const Provider* provider = format ? format->conformance : nullptr;
   if (provider == nullptr) {
     std::cerr << "accelcheck mutate: " << input.path << ": no mutator for this file's format\n";
-    return 1;
+    return ExitCode::kErrors;
   }
   const conformance::OrDeclined<conformance::WrittenMutation> written =
-      conformance::MutateFile(*provider, input, *rule, seed, *out_path);
+      conformance::MutateFile(format->validator, *provider, input, *rule, seed, *out_path);
   if (const auto* declined = std::get_if<conformance::Declined>(&written)) {
     std::cerr << "accelcheck mutate: " << input.path << ": " << declined->reason << "\n";
-    return 1;
+    return ExitCode::kErrors;
   }
   PrintWritten(std::get<conformance::WrittenMutation>(written), *rule);
-  return 0;
+  return ExitCode::kConforms;
 }
 
 }  // namespace
 
-int RunMutate(const Args& args) {
-  int exit_code = 0;
+ExitCode RunMutate(const Args& args) {
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(MutateSpec(), args, &exit_code);
   if (!parsed) return exit_code;
-  return Mutate(*parsed, conformance::AllProviders());
+  return Mutate(*parsed);
 }
 
 }  // namespace accelcheck::cli

@@ -7,21 +7,18 @@
 
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
-#include "validators/core/format.h"
 #include "validators/core/limits.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
 
 namespace accelcheck::cli {
 
-namespace {
-
-constexpr std::string_view kCoreId = "core";
-
 const CommandSpec& RulesSpec() {
   static const CommandSpec kSpec{
       "rules",
+      "list the rules (--format F, --output md|json|text)",
       "usage: accelcheck rules [--format ID] [--output text|md|json]\n",
       {
           {"format", true, "ID", "only this format's rules (core: limits, I/O, detection)"},
@@ -30,6 +27,10 @@ const CommandSpec& RulesSpec() {
       }};
   return kSpec;
 }
+
+namespace {
+
+constexpr std::string_view kCoreId = "core";
 
 // One rule table: the core rules, or a format's.
 struct Section {
@@ -41,8 +42,8 @@ struct Section {
 std::vector<Section> AllSections() {
   std::vector<Section> sections = {
       {kCoreId, "Limits, I/O and format detection, shared by every format", core_rules::All()}};
-  for (const Format* format : AllFormats()) {
-    sections.push_back({format->id(), format->description(), format->rules()});
+  for (const FormatEntry& entry : Formats()) {
+    sections.push_back({entry.id(), entry.validator.description(), entry.validator.rules()});
   }
   return sections;
 }
@@ -161,9 +162,9 @@ std::string JsonRules(const std::vector<Section>& sections, bool with_limits) {
 
 }  // namespace
 
-int RunRules(const Args& args) {
+ExitCode RunRules(const Args& args) {
   const CommandSpec& spec = RulesSpec();
-  int exit_code = 0;
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   if (!parsed->positional.empty())
@@ -189,7 +190,7 @@ int RunRules(const Args& args) {
     return UsageError(spec, Str("unknown output '", output, "' (text, md or json)"));
   }
   std::cout << std::flush;
-  return static_cast<int>(ExitCode::kConforms);
+  return ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

@@ -26,7 +26,7 @@ CommandSpec RunGeminiSpec() {
   };
   for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
   return {
-      "run",
+      "run", "run a Gemini schedule tile by tile against the untiled network",
       "usage: accelcheck run IR.json --frontend F.json [--seed S] [--l2-addressed [--max-l2-bytes "
       "N]]\n"
       "Computes every tile of a Gemini schedule only from the pieces the IR declares (a missing\n"
@@ -44,9 +44,9 @@ CommandSpec RunGeminiSpec() {
 
 }  // namespace
 
-int RunGemini(const Args& args) {
+ExitCode RunGemini(const Args& args) {
   const CommandSpec spec = RunGeminiSpec();
-  int exit_code = 0;
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   std::string error;
@@ -72,12 +72,12 @@ int RunGemini(const Args& args) {
   for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
   if (!loaded) {
     std::cerr << "accelcheck run: " << path << " does not validate; nothing executed\n";
-    return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
+    return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   }
   const gemini::Execution run = gemini::Execute(loaded->ir, *loaded->frontend, options);
   if (run.limit) {
     std::cerr << "accelcheck run: " << path << ": " << *run.limit << " (--max-l2-bytes)\n";
-    return static_cast<int>(ExitCode::kFailure);
+    return ExitCode::kFailure;
   }
   nlohmann::json out = {{"workloads", run.workloads},
                         {"elements_compared", run.elements},
@@ -99,7 +99,7 @@ int RunGemini(const Args& args) {
     if (m.weight) out["first_mismatch"]["weight"] = true;
   }
   std::cout << out.dump(2) << "\n";
-  return static_cast<int>(run.first_mismatch ? ExitCode::kErrors : ExitCode::kConforms);
+  return run.first_mismatch ? ExitCode::kErrors : ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

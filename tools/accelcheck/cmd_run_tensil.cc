@@ -26,6 +26,7 @@ const CommandSpec& RunTensilSpec() {
   static const CommandSpec kSpec = [] {
     CommandSpec spec{
         "run",
+        "run a Tensil model on the bit-exact emulator",
         "usage: accelcheck run MODEL.tmodel --input X.npy... [--output-dir D] [--raw]\n"
         "Validates the model with its .tprog and .tdata, then runs it on the bit-exact emulator.\n"
         "One --input per inputs[] entry, in order: a float array holds real values (converted\n"
@@ -104,9 +105,9 @@ bool WriteBytes(const std::filesystem::path& path, const std::vector<uint8_t>& b
 
 }  // namespace
 
-int RunTensil(const Args& args) {
+ExitCode RunTensil(const Args& args) {
   const CommandSpec& spec = RunTensilSpec();
-  int exit_code = 0;
+  ExitCode exit_code = ExitCode::kConforms;
   const auto parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one .tmodel");
@@ -122,7 +123,7 @@ int RunTensil(const Args& args) {
   for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
   if (!loaded) {
     std::cerr << "accelcheck run: " << context.path << " does not validate; nothing run\n";
-    return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
+    return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   }
   const auto& input_paths = parsed->All("input");
   if (input_paths.size() != loaded->model.inputs.size()) {
@@ -139,7 +140,7 @@ int RunTensil(const Args& args) {
     const auto scalars =
         array ? InputScalars(*array, loaded->model.inputs[i], machine, &error) : std::nullopt;
     for (const Diagnostic& d : read_sink.diagnostics()) std::cerr << TextLine(d) << "\n";
-    if (!bytes) return static_cast<int>(ExitCode::kFailure);
+    if (!bytes) return ExitCode::kFailure;
     if (!scalars) return UsageError(spec, Str(input_paths[i], ": ", error));
     inputs.push_back(*scalars);
   }
@@ -164,7 +165,7 @@ int RunTensil(const Args& args) {
       const auto path = std::filesystem::path(*output_dir) / (entry.name + ".npy");
       if (!WriteBytes(path, npy::Write(values, {entry.size, n}, dtype))) {
         std::cerr << "accelcheck run: cannot write " << path.string() << "\n";
-        return static_cast<int>(ExitCode::kFailure);
+        return ExitCode::kFailure;
       }
       out["file"] = path.string();
     } else {
@@ -173,7 +174,7 @@ int RunTensil(const Args& args) {
     summary["outputs"].push_back(out);
   }
   std::cout << summary.dump(2) << "\n";
-  return static_cast<int>(ExitCode::kConforms);
+  return ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

@@ -11,6 +11,7 @@
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
 #include "validators/core/report.h"
@@ -19,13 +20,6 @@
 namespace accelcheck::cli {
 
 namespace {
-
-constexpr std::string_view kUsage =
-    "usage: accelcheck validate [options] FILE|DIR|- ...\n"
-    "Directories are searched recursively in sorted order; there, files whose\n"
-    "content matches no format are skipped (a named file is reported as\n"
-    "core.format.unknown). Exit codes: 0 conforms, 1 errors (or warnings with\n"
-    "--werror, or unknown content), 2 usage, 3 I/O, internal error or limit.\n";
 
 std::vector<Flag> ValidateFlags() {
   std::vector<Flag> flags = {
@@ -45,6 +39,22 @@ std::vector<Flag> ValidateFlags() {
   return flags;
 }
 
+}  // namespace
+
+const CommandSpec& ValidateSpec() {
+  static const CommandSpec kSpec{
+      "validate", "check files against every rule of their format",
+      "usage: accelcheck validate [options] FILE|DIR|- ...\n"
+      "Directories are searched recursively in sorted order; there, files whose\n"
+      "content matches no format are skipped (a named file is reported as\n"
+      "core.format.unknown). Exit codes: 0 conforms, 1 errors (or warnings with\n"
+      "--werror, or unknown content), 2 usage, 3 I/O, internal error or limit.\n",
+      ValidateFlags()};
+  return kSpec;
+}
+
+namespace {
+
 struct ValidateOptions {
   const Format* forced = nullptr;
   ReportFormat output = ReportFormat::kText;
@@ -56,19 +66,18 @@ struct ValidateOptions {
 };
 
 std::string FormatIds() {
-  std::string ids;
-  for (const Format* format : AllFormats()) ids += Str(ids.empty() ? "" : ", ", format->id());
-  return ids;
+  return accelcheck::FormatIds([](const FormatEntry&) { return true; });
 }
 
 std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
   ValidateOptions options;
   if (auto id = parsed.Get("format")) {
-    options.forced = FindFormat(*id);
-    if (options.forced == nullptr) {
+    const FormatEntry* forced = FindFormat(*id);
+    if (forced == nullptr) {
       *error = Str("unknown format '", *id, "' (known: ", FormatIds(), ")");
       return std::nullopt;
     }
+    options.forced = &forced->validator;
   }
   if (auto name = parsed.Get("output")) {
     const std::optional<ReportFormat> output = ParseReportFormat(*name);
@@ -111,10 +120,9 @@ bool WantsJson(const Args& args) {
   return false;
 }
 
-int UsageError(const Args& args, const std::string& message) {
-  std::cerr << "accelcheck validate: " << message << "\n" << kUsage;
+// A usage error; with --output json, also the one JSON document of the run.
+void PrintUsageErrorJson(const Args& args, const std::string& message) {
   if (WantsJson(args)) std::cout << UsageErrorJson(message) << std::flush;
-  return static_cast<int>(ExitCode::kUsage);
 }
 
 struct Input {
@@ -177,7 +185,10 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
   context.deadline = Deadline(options.limits.time_budget_ms);
   const std::optional<InputBuffer> buffer = ReadInput(input.path, options.limits, result.sink);
   if (!buffer) return result;
-  const Format* format = options.forced != nullptr ? options.forced : DetectFormat(buffer->bytes());
+  const FormatEntry* detected = options.forced != nullptr ? nullptr : DetectFormat(buffer->bytes());
+  const Format* format = options.forced != nullptr ? options.forced
+                         : detected != nullptr     ? &detected->validator
+                                                   : nullptr;
   if (format == nullptr) {
     // Unknown content does not conform (exit 1); inside a directory it is
     // most likely a file of another kind, listed as skipped.
@@ -200,8 +211,9 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
 // Every rule the run can report: the core table, then each format's.
 std::vector<const Rule*> Catalogue() {
   std::vector<const Rule*> rules(core_rules::All().begin(), core_rules::All().end());
-  for (const Format* format : AllFormats()) {
-    rules.insert(rules.end(), format->rules().begin(), format->rules().end());
+  for (const FormatEntry& format : Formats()) {
+    const RuleTable table = format.validator.rules();
+    rules.insert(rules.end(), table.begin(), table.end());
   }
   return rules;
 }
@@ -220,17 +232,21 @@ bool WriteOutput(const std::optional<std::string>& file, const std::string& repo
 
 }  // namespace
 
-int RunValidate(const Args& args) {
-  const std::vector<Flag> flags = ValidateFlags();
+ExitCode RunValidate(const Args& args) {
+  const CommandSpec& spec = ValidateSpec();
+  ExitCode exit_code = ExitCode::kConforms;
   std::string error;
-  const std::optional<ParsedArgs> parsed = Parse(args, flags, &error);
-  if (!parsed) return UsageError(args, error);
-  if (parsed->Has("help")) {
-    std::cout << kUsage << "\noptions:\n" << FlagHelp(flags);
-    return static_cast<int>(ExitCode::kConforms);
+  const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code, &error);
+  if (!parsed) {
+    if (exit_code == ExitCode::kUsage) PrintUsageErrorJson(args, error);
+    return exit_code;
   }
   const std::optional<ValidateOptions> options = ToOptions(*parsed, &error);
-  if (!options) return UsageError(args, error);
+  if (!options) {
+    UsageError(spec, error);
+    PrintUsageErrorJson(args, error);
+    return ExitCode::kUsage;
+  }
 
   std::vector<FileResult> results;
   for (const std::string& path : options->inputs) {
@@ -240,8 +256,8 @@ int RunValidate(const Args& args) {
   }
 
   const std::string report = WriteReport(options->output, results, Catalogue());
-  if (!WriteOutput(options->output_file, report)) return static_cast<int>(ExitCode::kFailure);
-  return static_cast<int>(Summarize(results).exit_code);
+  if (!WriteOutput(options->output_file, report)) return ExitCode::kFailure;
+  return Summarize(results).exit_code;
 }
 
 }  // namespace accelcheck::cli

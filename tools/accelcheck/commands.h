@@ -1,26 +1,57 @@
 // The subcommands of `accelcheck`. Each takes the arguments after its name and
-// returns the process exit code (docs/ARCHITECTURE.md "Exit codes": 0 conforms, 1 errors, 2 usage,
-// 3 I/O, internal error or limit).
+// returns the process exit code (docs/ARCHITECTURE.md "Exit codes"), and
+// declares its name, summary, usage and flags once in its CommandSpec.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
+
+#include "tools/accelcheck/options.h"
+#include "validators/core/sink.h"
 
 namespace accelcheck::cli {
 
 using Args = std::vector<std::string>;
 
-int RunValidate(const Args& args);        // cmd_validate.cc
-int RunRules(const Args& args);           // cmd_rules.cc
-int RunInspect(const Args& args);         // cmd_inspect.cc
-int RunMutate(const Args& args);          // cmd_mutate.cc
-int RunConformance(const Args& args);     // cmd_conformance.cc
-int RunGenerate(const Args& args);        // cmd_generate.cc
-int RunGenerateGemini(const Args& args);  // cmd_generate_gemini.cc: generate gemini ...
-int RunSimulate(const Args& args);        // cmd_simulate.cc
-int RunRun(const Args& args);             // cmd_run.cc: dispatches by format
-int RunGemini(const Args& args);          // cmd_run_gemini.cc: accelcheck run on a Gemini IR
-int RunTensil(const Args& args);          // cmd_run_tensil.cc
-int RunAssemble(const Args& args);        // cmd_assemble.cc
+// A subcommand as `accelcheck` dispatches it.
+struct Command {
+  const CommandSpec& (*spec)();
+  ExitCode (*run)(const Args& args);
+};
+
+// Every subcommand, in the order the usage text lists them.
+std::span<const Command> Commands();  // commands.cc
+
+// The commands every format has, run on whichever formats the inputs are.
+const CommandSpec& ValidateSpec();  // cmd_validate.cc
+ExitCode RunValidate(const Args& args);
+const CommandSpec& RulesSpec();  // cmd_rules.cc
+ExitCode RunRules(const Args& args);
+const CommandSpec& InspectSpec();  // cmd_inspect.cc
+ExitCode RunInspect(const Args& args);
+const CommandSpec& MutateSpec();  // cmd_mutate.cc
+ExitCode RunMutate(const Args& args);
+const CommandSpec& ConformanceSpec();  // cmd_conformance.cc
+ExitCode RunConformance(const Args& args);
+
+// The commands some formats have (format_commands.cc): each finds the format
+// in the registry (tools/accelcheck/registry.h) and runs its implementation.
+const CommandSpec& GenerateSpec();
+ExitCode RunGenerate(const Args& args);
+const CommandSpec& SimulateSpec();
+ExitCode RunSimulate(const Args& args);
+const CommandSpec& RunSpec();
+ExitCode RunRun(const Args& args);
+const CommandSpec& AssembleSpec();
+ExitCode RunAssemble(const Args& args);
+
+// The formats' implementations, which the registry names.
+ExitCode RunGeneratePte(const Args& args);     // cmd_generate_pte.cc: generate pte ...
+ExitCode RunGenerateGemini(const Args& args);  // cmd_generate_gemini.cc: generate gemini ...
+ExitCode RunSimulateGemini(const Args& args);  // cmd_simulate_gemini.cc
+ExitCode RunGemini(const Args& args);          // cmd_run_gemini.cc: run on a Gemini IR
+ExitCode RunTensil(const Args& args);          // cmd_run_tensil.cc: run on a Tensil model
+ExitCode RunAssembleTensil(const Args& args);  // cmd_assemble_tensil.cc
 
 }  // namespace accelcheck::cli

@@ -4,8 +4,6 @@
 #include <charconv>
 #include <iostream>
 
-#include "validators/core/sink.h"
-
 namespace accelcheck::cli {
 
 std::optional<std::string> ParsedArgs::Get(const std::string& flag) const {
@@ -96,25 +94,32 @@ std::string FlagHelp(const std::vector<Flag>& flags) {
   return out;
 }
 
+void PrintHelp(const CommandSpec& spec, std::ostream& out) {
+  out << spec.usage;
+  if (!spec.flags.empty()) out << "\noptions:\n" << FlagHelp(spec.flags);
+}
+
 std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec,
-                                       const std::vector<std::string>& args, int* exit_code) {
+                                       const std::vector<std::string>& args, ExitCode* exit_code,
+                                       std::string* usage_error) {
   std::string error;
   std::optional<ParsedArgs> parsed = Parse(args, spec.flags, &error);
   if (!parsed) {
     *exit_code = UsageError(spec, error);
+    if (usage_error != nullptr) *usage_error = error;
     return std::nullopt;
   }
   if (parsed->Has("help")) {
-    std::cout << spec.usage << "\noptions:\n" << FlagHelp(spec.flags);
-    *exit_code = static_cast<int>(ExitCode::kConforms);
+    PrintHelp(spec, std::cout);
+    *exit_code = ExitCode::kConforms;
     return std::nullopt;
   }
   return parsed;
 }
 
-int UsageError(const CommandSpec& spec, const std::string& message) {
+ExitCode UsageError(const CommandSpec& spec, const std::string& message) {
   std::cerr << "accelcheck " << spec.name << ": " << message << "\n" << spec.usage;
-  return static_cast<int>(ExitCode::kUsage);
+  return ExitCode::kUsage;
 }
 
 }  // namespace accelcheck::cli

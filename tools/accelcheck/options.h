@@ -6,9 +6,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "validators/core/sink.h"
 
 namespace accelcheck::cli {
 
@@ -41,22 +44,29 @@ std::optional<uint64_t> ParseCount(std::string_view text, std::string* error);
 // "  --name VALUE   help" lines for a command's usage text.
 std::string FlagHelp(const std::vector<Flag>& flags);
 
-// What every subcommand declares once: its name, its usage text and its flags.
+// What every subcommand declares once: its name, the line `accelcheck help`
+// lists it with, its usage text and its flags.
 struct CommandSpec {
-  std::string name;   // "assemble"
-  std::string usage;  // "usage: accelcheck assemble ...\n" and what it does
+  std::string name;     // "assemble"
+  std::string summary;  // one line, for the list of commands
+  std::string usage;    // "usage: accelcheck assemble ...\n" and what it does
   std::vector<Flag> flags;
 };
 
-// Parses a subcommand's arguments. On --help prints the usage and the flags
-// to standard output and sets `exit_code` to 0; on a bad argument prints the
-// error and the usage to standard error and sets it to 2. Either way returns
-// nothing: the command returns `*exit_code`.
+// The usage text and, when the command has flags, its options.
+void PrintHelp(const CommandSpec& spec, std::ostream& out);
+
+// Parses a subcommand's arguments. On --help prints the help to standard
+// output and sets `exit_code` to kConforms; on a bad argument prints the error
+// and the usage to standard error, sets it to kUsage and, when given, sets
+// `usage_error` to the error. Either way returns nothing: the command returns
+// `*exit_code`.
 std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec,
-                                       const std::vector<std::string>& args, int* exit_code);
+                                       const std::vector<std::string>& args, ExitCode* exit_code,
+                                       std::string* usage_error = nullptr);
 
 // Prints "accelcheck NAME: message" and the usage to standard error; returns
-// the usage exit code (2), for errors found after parsing.
-int UsageError(const CommandSpec& spec, const std::string& message);
+// kUsage, for errors found after parsing.
+ExitCode UsageError(const CommandSpec& spec, const std::string& message);
 
 }  // namespace accelcheck::cli

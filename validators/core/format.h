@@ -1,4 +1,5 @@
-// The interface every format implements, and the registry the CLI uses.
+// The interface every format implements. tools/accelcheck/registry.h lists
+// the formats.
 #pragma once
 
 #include <string>
@@ -43,12 +44,8 @@ class Format {
                                  DiagnosticSink& sink) const = 0;
 };
 
-// All formats, in a fixed order.
-const std::vector<const Format*>& AllFormats();
-const Format* FindFormat(std::string_view id);
-const Format* DetectFormat(ByteView bytes);
-
-// Looks a rule up by id over every format's table and the core table.
-const Rule* FindRule(std::string_view id);
+// Looks a rule up by id in the core table and `format`'s table: the rules a
+// validation of `format` can report.
+const Rule* FindRuleOf(const Format& format, std::string_view id);
 
 }  // namespace accelcheck

@@ -15,19 +15,17 @@
 #include "conformance/pte/read.h"
 #include "conformance/pte/serialize.h"
 #include "validators/core/format.h"
+#include "validators/pte/pte_format.h"
 
 namespace {
 
 using namespace accelcheck;
 
-const Format& Pte() {
-  static const Format* format = FindFormat("pte");
-  return *format;
-}
+const Format& Pte() { return pte::PteFormat(); }
 
 void CheckDiagnostics(const DiagnosticSink& sink) {
   for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRule(d.rule->id) != d.rule) __builtin_trap();
+    if (d.rule == nullptr || FindRuleOf(Pte(), d.rule->id) != d.rule) __builtin_trap();
     if (d.rule->category == Category::kInternal) __builtin_trap();
   }
 }

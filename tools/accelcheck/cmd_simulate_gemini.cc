@@ -15,7 +15,7 @@ namespace accelcheck::cli {
 
 namespace {
 
-CommandSpec SimulateSpec() {
+CommandSpec SimulateGeminiSpec() {
   std::vector<Flag> flags = {
       {"bandwidth", true, "GBps", "DRAM bandwidth in GB/s"},
       {"clock", true, "GHz", "core clock: cycles per ns (default 1)"},
@@ -26,7 +26,7 @@ CommandSpec SimulateSpec() {
   };
   for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
   return {
-      "simulate",
+      "simulate", "time a Gemini schedule per core, with DRAM traffic and L2 use",
       "usage: accelcheck simulate IR.json [--bandwidth GBps] [--frontend F.json] [--svg OUT.svg] "
       "[-o OUT.json]\n"
       "Times the schedule: per-core timelines from `time`, DRAM transfers on one channel at the\n"
@@ -56,9 +56,9 @@ bool WriteText(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-int RunSimulate(const Args& args) {
-  const CommandSpec spec = SimulateSpec();
-  int exit_code = 0;
+ExitCode RunSimulateGemini(const Args& args) {
+  const CommandSpec spec = SimulateGeminiSpec();
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   std::string error;
@@ -84,14 +84,14 @@ int RunSimulate(const Args& args) {
   for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
   if (!loaded) {
     std::cerr << "accelcheck simulate: " << path << " does not validate; nothing simulated\n";
-    return static_cast<int>(sink.failed() ? ExitCode::kFailure : ExitCode::kErrors);
+    return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   }
   const gemini::Simulation sim = gemini::Simulate(loaded->ir, options);
   const std::string json = gemini::SimulationJson(loaded->ir, sim, options).dump(2) + "\n";
   if (const auto out = parsed->Get("o")) {
     if (!WriteText(*out, json)) {
       std::cerr << "accelcheck simulate: cannot write " << *out << "\n";
-      return static_cast<int>(ExitCode::kFailure);
+      return ExitCode::kFailure;
     }
   } else {
     std::cout << json;
@@ -99,10 +99,10 @@ int RunSimulate(const Args& args) {
   if (const auto svg = parsed->Get("svg")) {
     if (!WriteText(*svg, gemini::SimulationSvg(loaded->ir, sim))) {
       std::cerr << "accelcheck simulate: cannot write " << *svg << "\n";
-      return static_cast<int>(ExitCode::kFailure);
+      return ExitCode::kFailure;
     }
   }
-  return static_cast<int>(sim.deadlock ? ExitCode::kErrors : ExitCode::kConforms);
+  return sim.deadlock ? ExitCode::kErrors : ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

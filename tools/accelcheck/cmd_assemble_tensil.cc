@@ -15,9 +15,10 @@ namespace accelcheck::cli {
 
 namespace {
 
-const CommandSpec& AssembleSpec() {
+const CommandSpec& AssembleTensilSpec() {
   static const CommandSpec kSpec{
       "assemble",
+      "assemble a Tensil program for an architecture",
       "usage: accelcheck assemble PROG.tasm --arch A.tarch|M.tmodel -o PROG.tprog\n"
       "Assembles Tensil assembly, one instruction per line as `inspect --disasm` prints it,\n"
       "into a .tprog laid out for the architecture. Exit 1 on the first line that does not\n"
@@ -32,9 +33,9 @@ const CommandSpec& AssembleSpec() {
 
 }  // namespace
 
-int RunAssemble(const Args& args) {
-  const CommandSpec& spec = AssembleSpec();
-  int exit_code = 0;
+ExitCode RunAssembleTensil(const Args& args) {
+  const CommandSpec& spec = AssembleTensilSpec();
+  ExitCode exit_code = ExitCode::kConforms;
   const auto parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one assembly file");
@@ -51,8 +52,8 @@ int RunAssemble(const Args& args) {
   const auto text = ReadInput(source, context.limits, sink);
   const auto arch = text ? tensil::CompanionArchitecture(context, sink) : std::nullopt;
   for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
-  if (!text) return static_cast<int>(ExitCode::kFailure);
-  if (!arch) return static_cast<int>(ExitCode::kErrors);
+  if (!text) return ExitCode::kFailure;
+  if (!arch) return ExitCode::kErrors;
 
   tensil::AssembleError error;
   const auto bytes = tensil::Assemble(
@@ -60,16 +61,16 @@ int RunAssemble(const Args& args) {
       *tensil::LayoutOf(*arch), &error);
   if (!bytes) {
     std::cerr << DisplayName(source) << ":" << error.line << ": " << error.message << "\n";
-    return static_cast<int>(ExitCode::kErrors);
+    return ExitCode::kErrors;
   }
   std::ofstream out(*out_path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes->data()),
             static_cast<std::streamsize>(bytes->size()));
   if (!out) {
     std::cerr << "accelcheck assemble: cannot write " << *out_path << "\n";
-    return static_cast<int>(ExitCode::kFailure);
+    return ExitCode::kFailure;
   }
-  return static_cast<int>(ExitCode::kConforms);
+  return ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

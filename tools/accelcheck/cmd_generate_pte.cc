@@ -18,12 +18,14 @@ namespace accelcheck::cli {
 
 namespace {
 
-const CommandSpec& GenerateSpec() {
+// Named "generate" as before the command dispatched by format, so that its
+// messages keep their prefix.
+const CommandSpec& GeneratePteSpec() {
   static const CommandSpec kSpec{
       "generate",
+      "write a valid program from a recipe",
       "usage: accelcheck generate pte --recipe R.json -o OUT\n"
-      "       (a recipe with EXTERNAL tensors also writes OUT's stem + .ptd)\n"
-      "       accelcheck generate gemini --help\n",
+      "       (a recipe with EXTERNAL tensors also writes OUT's stem + .ptd)\n",
       {
           {"recipe", true, "FILE", "the JSON recipe to build"},
           {"o", true, "OUT", "where to write the program (its .ptd goes next to it)"},
@@ -46,16 +48,13 @@ bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
-int RunGenerate(const Args& args) {
-  if (!args.empty() && args[0] == "gemini")
-    return RunGenerateGemini(Args(args.begin() + 1, args.end()));
-  const CommandSpec& spec = GenerateSpec();
-  int exit_code = 0;
+ExitCode RunGeneratePte(const Args& args) {
+  const CommandSpec& spec = GeneratePteSpec();
+  ExitCode exit_code = ExitCode::kConforms;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code);
   if (!parsed) return exit_code;
-  if (parsed->positional.size() != 1 || parsed->positional[0] != "pte") {
-    return UsageError(spec, "expected the format to generate: pte or gemini");
-  }
+  if (!parsed->positional.empty())
+    return UsageError(spec, "unexpected argument " + parsed->positional[0]);
   const std::optional<std::string> recipe_path = parsed->Get("recipe");
   const std::optional<std::string> out_path = parsed->Get("o");
   if (!recipe_path || !out_path) return UsageError(spec, "--recipe and -o are required");
@@ -63,7 +62,7 @@ int RunGenerate(const Args& args) {
   std::ifstream in(*recipe_path);
   if (!in) {
     std::cerr << "accelcheck generate: cannot read " << *recipe_path << "\n";
-    return 3;
+    return ExitCode::kFailure;
   }
   pte::RecipeFiles files;
   try {
@@ -72,14 +71,14 @@ int RunGenerate(const Args& args) {
     // A recipe that does not describe a valid program is the caller's input
     // error, like a bad flag.
     std::cerr << "accelcheck generate: " << *recipe_path << ": " << e.what() << "\n";
-    return 2;
+    return ExitCode::kUsage;
   }
   const std::string data_path = std::filesystem::path(*out_path).replace_extension(".ptd").string();
   if (files.data && data_path == *out_path)
     return UsageError(spec, "-o " + *out_path + " is where the companion .ptd goes");
-  if (!Write(*out_path, pte::Serialize(files.program))) return 3;
-  if (files.data && !Write(data_path, pte::SerializePtd(*files.data))) return 3;
-  return 0;
+  if (!Write(*out_path, pte::Serialize(files.program))) return ExitCode::kFailure;
+  if (files.data && !Write(data_path, pte::SerializePtd(*files.data))) return ExitCode::kFailure;
+  return ExitCode::kConforms;
 }
 
 }  // namespace accelcheck::cli

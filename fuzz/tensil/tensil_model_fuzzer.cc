@@ -16,15 +16,13 @@
 
 #include "conformance/tensil/bundle.h"
 #include "validators/core/format.h"
+#include "validators/tensil/tensil_format.h"
 
 namespace {
 
 using namespace accelcheck;
 
-const Format& Tensil() {
-  static const Format* format = FindFormat("tensil");
-  return *format;
-}
+const Format& Tensil() { return tensil::TensilFormat(); }
 
 ValidateContext& Context() {
   static ValidateContext context;
@@ -43,7 +41,7 @@ void RemoveBundle() {
 
 void CheckDiagnostics(const DiagnosticSink& sink) {
   for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRule(d.rule->id) != d.rule) __builtin_trap();
+    if (d.rule == nullptr || FindRuleOf(Tensil(), d.rule->id) != d.rule) __builtin_trap();
     if (d.rule->category == Category::kInternal) __builtin_trap();
   }
 }

@@ -20,6 +20,7 @@
 #include "validators/tensil/arch.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/manifest.h"
+#include "validators/tensil/tensil_format.h"
 #include "validators/tensil/validate.h"
 
 namespace {
@@ -111,7 +112,8 @@ Architecture ArchitectureFrom(const uint8_t* header) {
 
 void CheckDiagnostics(const DiagnosticSink& sink) {
   for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRule(d.rule->id) != d.rule) __builtin_trap();
+    if (d.rule == nullptr || FindRuleOf(tensil::TensilFormat(), d.rule->id) != d.rule)
+      __builtin_trap();
     if (d.rule->category == Category::kInternal) __builtin_trap();
   }
 }

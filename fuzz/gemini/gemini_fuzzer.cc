@@ -16,7 +16,8 @@ using namespace accelcheck;
 
 void CheckDiagnostics(const DiagnosticSink& sink) {
   for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRule(d.rule->id) != d.rule) __builtin_trap();
+    if (d.rule == nullptr || FindRuleOf(gemini::GeminiFormat(), d.rule->id) != d.rule)
+      __builtin_trap();
     if (d.rule->category == Category::kInternal) __builtin_trap();
   }
 }

@@ -1,0 +1,69 @@
+#include "tools/accelcheck/registry.h"
+
+#include "conformance/gemini/mutate.h"
+#include "conformance/pte/mutate.h"
+#include "conformance/tensil/mutate.h"
+#include "validators/gemini/gemini_format.h"
+#include "validators/pte/pte_format.h"
+#include "validators/tensil/tensil_format.h"
+
+namespace accelcheck {
+
+std::span<const FormatEntry> Formats() {
+  using namespace cli;
+  // One entry per format. The order is detection's, and the order of every
+  // listing (rules, reports, docs/RULES.md).
+  static const FormatEntry kFormats[] = {
+      {.validator = pte::PteFormat(),
+       .conformance = &pte::PteConformance(),
+       .generate = RunGeneratePte},
+      {.validator = tensil::TensilFormat(),
+       .conformance = &tensil::conformance::TensilConformance(),
+       .disassemble = tensil::DisassembleInput,
+       .run = RunTensil,
+       .assemble = RunAssembleTensil},
+      {.validator = gemini::GeminiFormat(),
+       .conformance = &gemini::GeminiConformance(),
+       .run = RunGemini,
+       .simulate = RunSimulateGemini,
+       .generate = RunGenerateGemini},
+  };
+  return kFormats;
+}
+
+std::vector<const Format*> Validators() {
+  std::vector<const Format*> validators;
+  for (const FormatEntry& entry : Formats()) validators.push_back(&entry.validator);
+  return validators;
+}
+
+std::vector<const conformance::Provider*> Providers() {
+  std::vector<const conformance::Provider*> providers;
+  for (const FormatEntry& entry : Formats()) {
+    if (entry.conformance != nullptr) providers.push_back(entry.conformance);
+  }
+  return providers;
+}
+
+const FormatEntry* FindFormat(std::string_view id) {
+  for (const FormatEntry& entry : Formats()) {
+    if (entry.id() == id) return &entry;
+  }
+  return nullptr;
+}
+
+const FormatEntry* DetectFormat(ByteView bytes) {
+  for (const FormatEntry& entry : Formats()) {
+    if (entry.validator.Detect(bytes)) return &entry;
+  }
+  return nullptr;
+}
+
+const Rule* FindRule(std::string_view id) {
+  for (const FormatEntry& entry : Formats()) {
+    if (const Rule* rule = FindRuleOf(entry.validator, id)) return rule;
+  }
+  return nullptr;
+}
+
+}  // namespace accelcheck

@@ -1,0 +1,76 @@
+// The formats: the one list of them in C++ (docs/ARCHITECTURE.md "Adding a
+// format"). An entry ties a format's validator to its conformance layer and
+// to the subcommands it implements besides validate, inspect, rules and
+// mutate. It references every layer, so it sits above them all, in the
+// command-line library; the layers below take what they need as parameters.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conformance/provider.h"
+#include "tools/accelcheck/commands.h"
+#include "validators/core/format.h"
+
+namespace accelcheck {
+
+// A format's conformance layer: its bases and mutation cases, which the
+// suite, `mutate` and the per-rule tests use (docs/ARCHITECTURE.md
+// "Conformance"). Null for a format without a mutator.
+using FormatConformance = const conformance::Provider*;
+
+// A format's own implementation of a subcommand. It gets the arguments after
+// the command name (for generate, after FORMAT) and parses them itself.
+using FormatCommand = ExitCode (*)(const cli::Args& args);
+
+// What `inspect --disasm` prints: the program as text, or nothing with the
+// reasons in `sink`.
+using Disassembler = std::optional<std::string> (*)(const InputBuffer& input,
+                                                    const ValidateContext& context,
+                                                    DiagnosticSink& sink);
+
+struct FormatEntry {
+  const Format& validator;
+  FormatConformance conformance;
+  // Null when the format has no such command.
+  Disassembler disassemble = nullptr;
+  FormatCommand run = nullptr;
+  FormatCommand simulate = nullptr;
+  FormatCommand generate = nullptr;
+  FormatCommand assemble = nullptr;
+
+  std::string_view id() const { return validator.id(); }
+};
+
+// Every format, in the order detection tries them and listings show them.
+std::span<const FormatEntry> Formats();
+
+// Just the validators, in the same order (for the conformance suite).
+std::vector<const Format*> Validators();
+
+// The conformance providers of the formats that have one, in the same order.
+std::vector<const conformance::Provider*> Providers();
+
+const FormatEntry* FindFormat(std::string_view id);
+// The first format that recognises `bytes` by content.
+const FormatEntry* DetectFormat(ByteView bytes);
+
+// Looks a rule up by id over the core table and every format's table.
+const Rule* FindRule(std::string_view id);
+
+// "gemini, tensil": the ids of the formats for which `has` holds.
+template <typename Predicate>
+std::string FormatIds(Predicate has) {
+  std::string ids;
+  for (const FormatEntry& entry : Formats()) {
+    if (!has(entry)) continue;
+    if (!ids.empty()) ids += ", ";
+    ids += entry.id();
+  }
+  return ids;
+}
+
+}  // namespace accelcheck
