@@ -14,6 +14,7 @@
 #include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
+#include "validators/core/phases.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
 
@@ -155,13 +156,6 @@ std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
   return inputs;
 }
 
-void ReportTimeBudget(const ValidateContext& context, DiagnosticSink& sink) {
-  if (context.deadline.expired() && !sink.Has(core_rules::kLimitTime)) {
-    sink.Report(core_rules::kLimitTime, {},
-                Str("checking took longer than --time-budget-ms ", context.limits.time_budget_ms));
-  }
-}
-
 // A failure inside a validator is reported as core.internal (exit 3) and
 // never as a verdict on the file.
 void ValidateGuarded(const Format& format, const InputBuffer& buffer,
@@ -199,12 +193,12 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
                          Str("content matches no supported format (", FormatIds(),
                              "); --format ID checks it as one"));
     }
-    ReportTimeBudget(context, result.sink);
+    OutOfTime(context, result.sink);
     return result;
   }
   result.format = std::string(format->id());
   ValidateGuarded(*format, *buffer, context, result.sink);
-  ReportTimeBudget(context, result.sink);
+  OutOfTime(context, result.sink);
   return result;
 }
 

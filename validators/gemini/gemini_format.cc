@@ -39,7 +39,7 @@ std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& contex
   if (!DecodeIr(text, context.limits, sink, &ir, input)) return std::nullopt;
   // Type and key problems leave default values behind: no semantics on them.
   if (sink.blocking_count() == 0) {
-    ValidateIr(ir, frontend, context.deadline, context.limits.time_budget_ms, sink);
+    ValidateIr(ir, frontend, context, sink);
   }
   return ir;
 }

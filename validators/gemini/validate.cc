@@ -1,6 +1,6 @@
 #include "validators/gemini/validate.h"
 
-#include "validators/core/core_rules.h"
+#include "validators/core/phases.h"
 #include "validators/core/text.h"
 
 namespace accelcheck::gemini {
@@ -52,27 +52,16 @@ std::optional<size_t> IrIndex::DramIn(int64_t transfer_id) const {
   return it->second;
 }
 
-void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline,
-                uint64_t budget_ms, DiagnosticSink& sink) {
+void ValidateIr(const Ir& ir, const Frontend* frontend, const ValidateContext& context,
+                DiagnosticSink& sink) {
   const IrIndex index(ir);
   const Context ctx{ir, sink, frontend, index};
-  using Pass = void (*)(const Context&);
   // Each pass relies on the invariants of the earlier ones: ranges ordered
   // before volumes, transfers resolved before snapshots are followed, and so
   // on (docs/ARCHITECTURE.md "Phases").
-  static constexpr Pass kPasses[] = {CheckStructure, CheckTiles,   CheckSizes,
-                                     CheckTransfers, CheckBuffers, CheckDependencies};
-  for (Pass pass : kPasses) {
-    if (sink.full()) return;
-    if (deadline.expired()) {
-      sink.Report(core_rules::kLimitTime, Location{},
-                  Str("validation stopped after --time-budget-ms ", budget_ms, " ms"));
-      return;
-    }
-    const uint64_t before = sink.blocking_count();
-    pass(ctx);
-    if (sink.blocking_count() != before) return;
-  }
+  static constexpr void (*kPasses[])(const Context&) = {
+      CheckStructure, CheckTiles, CheckSizes, CheckTransfers, CheckBuffers, CheckDependencies};
+  RunPasses<Context>(kPasses, ctx, context, sink);
 }
 
 }  // namespace accelcheck::gemini

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "validators/core/format.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
 #include "validators/gemini/frontend.h"
@@ -62,7 +63,7 @@ std::optional<std::vector<WorkloadRef>> FindWaitCycle(const Ir& ir, const IrInde
                                                       bool space_edges);
 
 // Runs every phase, gating each on the blocking diagnostics of the earlier.
-void ValidateIr(const Ir& ir, const Frontend* frontend, const Deadline& deadline,
-                uint64_t budget_ms, DiagnosticSink& sink);
+void ValidateIr(const Ir& ir, const Frontend* frontend, const ValidateContext& context,
+                DiagnosticSink& sink);
 
 }  // namespace accelcheck::gemini

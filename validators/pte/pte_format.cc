@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "validators/core/core_rules.h"
+#include "validators/core/phases.h"
 #include "validators/core/text.h"
 #include "validators/pte/inspect.h"
 #include "validators/pte/validate.h"
@@ -52,17 +53,9 @@ std::optional<Companion> LoadCompanion(const ValidateContext& context) {
   return companion;
 }
 
-bool OutOfTime(const Deadline& deadline, DiagnosticSink& sink, uint64_t budget_ms) {
-  if (!deadline.expired()) return false;
-  sink.Report(core_rules::kLimitTime, Location{},
-              Str("validation stopped after --time-budget-ms ", budget_ms, " ms"));
-  return true;
-}
-
 // decode -> verify -> program tables -> per plan: structure, values,
 // tensors, instructions -> whole-program memory plan (docs/ARCHITECTURE.md "Phases").
 void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
-  const Deadline deadline(context.limits.time_budget_ms);
   const auto header = DecodeHeader(file, sink);
   if (!header) return;
   if (!VerifyProgram(file.first(header->program_size), context.limits, sink)) return;
@@ -81,7 +74,7 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
   const auto* plans = program.execution_plan();
   if (plans == nullptr) return;
   for (uint32_t p = 0; p < plans->size() && !sink.full(); ++p) {
-    if (OutOfTime(deadline, sink, context.limits.time_budget_ms)) return;
+    if (OutOfTime(context, sink)) return;
     const fb::ExecutionPlan& plan = *plans->Get(p);
     const uint64_t before = sink.blocking_count();
     PlanFacts facts = GatherPlanFacts(ctx, plan, p);
@@ -92,8 +85,7 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
     ValidateTensors(ctx, plan, p, facts);
     ValidateInstructions(ctx, plan, p, facts);
     // The memory plan pass follows indices and sizes: only on a clean plan.
-    if (sink.blocking_count() == before &&
-        !OutOfTime(deadline, sink, context.limits.time_budget_ms)) {
+    if (sink.blocking_count() == before && !OutOfTime(context, sink)) {
       ValidateMemoryPlan(ctx, plan, p, facts);
     }
   }

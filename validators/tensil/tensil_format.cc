@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "validators/core/core_rules.h"
+#include "validators/core/phases.h"
 #include "validators/core/text.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/instruction.h"
@@ -81,14 +82,6 @@ bool CheckWholeInstructions(const Program& program, const Layout& layout, Diagno
               Str("the program is ", Hex(size), " bytes, ", rest, " past its last whole ",
                   layout.instruction_bytes, "-byte instruction"));
   return false;
-}
-
-bool OutOfTime(const ValidateContext& context, DiagnosticSink& sink) {
-  if (!context.deadline.expired()) return false;
-  sink.Report(
-      core_rules::kLimitTime, {},
-      Str("validation stopped after --time-budget-ms ", context.limits.time_budget_ms, " ms"));
-  return true;
 }
 
 // The architecture of a .tarch or .tmodel the input names; `where` is the

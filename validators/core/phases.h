@@ -1,0 +1,33 @@
+// The phase discipline every format follows (docs/ARCHITECTURE.md "Phases"):
+// passes run in order, a pass runs only when the earlier ones reported
+// nothing blocking (it relies on their invariants), and the file's time
+// budget, started by the caller in ValidateContext::deadline, is checked
+// between passes and in long loops, with one report when it runs out.
+#pragma once
+
+#include <span>
+
+#include "validators/core/format.h"
+#include "validators/core/sink.h"
+
+namespace accelcheck {
+
+// Reports core.limit.time-budget-ms (once per file) when the budget has run
+// out; true then, and the caller stops.
+bool OutOfTime(const ValidateContext& context, DiagnosticSink& sink);
+
+// Runs `passes` over `state` in order while each leaves the blocking count
+// unchanged, the sink has room and the budget lasts. True when every pass ran.
+template <typename State>
+bool RunPasses(std::span<void (*const)(const State&)> passes, const State& state,
+               const ValidateContext& context, DiagnosticSink& sink) {
+  for (const auto pass : passes) {
+    if (sink.full() || OutOfTime(context, sink)) return false;
+    const uint64_t before = sink.blocking_count();
+    pass(state);
+    if (sink.blocking_count() != before) return false;
+  }
+  return true;
+}
+
+}  // namespace accelcheck
