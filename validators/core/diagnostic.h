@@ -51,6 +51,11 @@ struct Location {
   std::string member = {};
 };
 
+// A location at `offset` (its length unknown) with the object path `path`.
+inline Location LocationAt(uint64_t offset, std::string path) {
+  return Location{offset, std::nullopt, std::move(path)};
+}
+
 struct Diagnostic {
   const Rule* rule = nullptr;
   Severity severity = Severity::kError;  // after the profile is applied

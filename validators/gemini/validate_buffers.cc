@@ -13,10 +13,6 @@ namespace accelcheck::gemini {
 
 namespace {
 
-Location At(uint64_t offset, std::string path) {
-  return Location{offset, std::nullopt, std::move(path)};
-}
-
 bool Holds(const std::vector<int64_t>& ids, int64_t id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
@@ -32,13 +28,13 @@ bool CheckRegions(const Context& ctx, const Core& core, size_t i) {
   bool ok = !rings.empty();
   if (rings.empty()) {
     ctx.sink.Report(rules::kBufferRegions,
-                    At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
+                    LocationAt(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
                     "ring_buffer_info names no region");
   }
   for (const auto& [start, end] : rings) {
     if (start < 0 || start >= end || end > ctx.ir.buffersize) {
       ctx.sink.Report(rules::kBufferRegions,
-                      At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
+                      LocationAt(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
                       Str("ring region [", Hex(start), ", ", Hex(end),
                           ") is not inside [0, buffersize ", Hex(ctx.ir.buffersize), ")"));
       ok = false;
@@ -48,7 +44,7 @@ bool CheckRegions(const Context& ctx, const Core& core, size_t i) {
   for (size_t r = 1; r < rings.size(); ++r) {
     if (rings[r].first < rings[r - 1].second) {
       ctx.sink.Report(rules::kBufferRegions,
-                      At(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
+                      LocationAt(w.offset, WorkloadPath(core, i) + "/ring_buffer_info"),
                       Str("ring regions starting at ", Hex(rings[r - 1].first), " and ",
                           Hex(rings[r].first), " overlap"));
       ok = false;
@@ -74,14 +70,14 @@ void CheckPlacement(const Context& ctx, const Core& core, size_t i) {
     const BufferEntry& entry = w.buffer[e];
     const std::string path = EntryPath(core, i, e);
     if (entry.address % 8 != 0 || entry.size % 8 != 0 || entry.size < 0) {
-      ctx.sink.Report(rules::kBufferAlign, At(entry.offset, path),
+      ctx.sink.Report(rules::kBufferAlign, LocationAt(entry.offset, path),
                       Str("address ", Hex(entry.address), " and size ", Hex(entry.size),
                           " must be multiples of 8"));
       continue;
     }
     const int region = RegionOf(w, entry.address);
     if (region < 0) {
-      ctx.sink.Report(rules::kBufferAddress, At(entry.offset, path + "/address"),
+      ctx.sink.Report(rules::kBufferAddress, LocationAt(entry.offset, path + "/address"),
                       Str("address ", Hex(entry.address), " lies in no ring region (buffersize ",
                           Hex(ctx.ir.buffersize), ")"));
       continue;
@@ -89,12 +85,12 @@ void CheckPlacement(const Context& ctx, const Core& core, size_t i) {
     const auto [start, end] = w.rings[region];
     if (entry.size > end - start) {
       ctx.sink.Report(
-          rules::kBufferCapacity, At(entry.offset, path + "/size"),
+          rules::kBufferCapacity, LocationAt(entry.offset, path + "/size"),
           Str("size ", Hex(entry.size), " exceeds ring region [", Hex(start), ", ", Hex(end), ")"));
       continue;
     }
     if (entry.address + entry.size > end) {
-      ctx.sink.Report(rules::kBufferWrap, At(entry.offset, path),
+      ctx.sink.Report(rules::kBufferWrap, LocationAt(entry.offset, path),
                       Str("tensor at ", Hex(entry.address), " + size ", Hex(entry.size),
                           " wraps around the region end ", Hex(end)));
     }
@@ -105,7 +101,8 @@ void CheckPlacement(const Context& ctx, const Core& core, size_t i) {
     int64_t total = 0;
     for (const auto& item : items) total = SaturatingAdd(total, item[1]);
     if (total > height) {
-      ctx.sink.Report(rules::kBufferCapacity, At(w.offset, WorkloadPath(core, i) + "/buffer"),
+      ctx.sink.Report(rules::kBufferCapacity,
+                      LocationAt(w.offset, WorkloadPath(core, i) + "/buffer"),
                       Str("the snapshot's tensors in region ", region, " total ", Hex(total),
                           " bytes, more than its ", Hex(height)));
       continue;
@@ -120,7 +117,7 @@ void CheckPlacement(const Context& ctx, const Core& core, size_t i) {
       if (a[0] + a[1] > next_start) {
         const BufferEntry& ea = w.buffer[a[2]];
         const BufferEntry& eb = w.buffer[b[2]];
-        ctx.sink.Report(rules::kBufferOverlap, At(eb.offset, EntryPath(core, i, b[2])),
+        ctx.sink.Report(rules::kBufferOverlap, LocationAt(eb.offset, EntryPath(core, i, b[2])),
                         Str("tensor ", eb.tensor_id, " at ", Hex(eb.address), " overlaps tensor ",
                             ea.tensor_id, " at ", Hex(ea.address), " + size ", Hex(ea.size)));
         break;
@@ -139,10 +136,11 @@ void CheckWl0(const Context& ctx, const Core& core, size_t i) {
     const Wl0Entry& a = w.wl0[order[k - 1].second];
     const Wl0Entry& b = w.wl0[order[k].second];
     if (SaturatingAdd(a.address, a.size) > b.address) {
-      ctx.sink.Report(rules::kWl0Overlap,
-                      At(b.offset, Str(WorkloadPath(core, i), "/wl0_buffer/", order[k].second)),
-                      Str("WL0 entry at ", Hex(b.address), " overlaps the entry at ",
-                          Hex(a.address), " + size ", Hex(a.size)));
+      ctx.sink.Report(
+          rules::kWl0Overlap,
+          LocationAt(b.offset, Str(WorkloadPath(core, i), "/wl0_buffer/", order[k].second)),
+          Str("WL0 entry at ", Hex(b.address), " overlaps the entry at ", Hex(a.address),
+              " + size ", Hex(a.size)));
       return;
     }
   }
@@ -158,7 +156,7 @@ void CheckWl0Capacity(const Context& ctx, const Core& core, size_t i) {
     const Wl0Entry& entry = w.wl0[e];
     const std::string path = Str(WorkloadPath(core, i), "/wl0_buffer/", e);
     if (entry.address < 0 || entry.size < 8 || entry.address % 8 != 0 || entry.size % 8 != 0) {
-      ctx.sink.Report(rules::kWl0Capacity, At(entry.offset, path),
+      ctx.sink.Report(rules::kWl0Capacity, LocationAt(entry.offset, path),
                       Str("WL0 entry at address ", entry.address, " with size ", entry.size,
                           "; expected an address >= 0 and a size >= 8, both multiples of 8"));
       continue;
@@ -180,7 +178,7 @@ void CheckWl0Capacity(const Context& ctx, const Core& core, size_t i) {
       block = SaturatingAdd(block, size);
     }
     if (block >= 0 && !entry.transfer_ids.empty() && entry.size > block) {
-      ctx.sink.Report(rules::kWl0Capacity, At(entry.offset, path + "/size"),
+      ctx.sink.Report(rules::kWl0Capacity, LocationAt(entry.offset, path + "/size"),
                       Str("WL0 entry of size ", entry.size, " exceeds the ", block,
                           " bytes of the weight block", entry.transfer_ids.size() == 1 ? "" : "s",
                           " it holds (",
@@ -202,13 +200,13 @@ void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
     ids.push_back(source.transfer_id);
     if (!Contains(entry.range, source.range)) {
       ctx.sink.Report(
-          rules::kBufferSources, At(source.offset, source_path),
+          rules::kBufferSources, LocationAt(source.offset, source_path),
           Str("source ", RangeText(source.range), " lies outside tensor ", RangeText(entry.range)));
       return;
     }
     for (size_t u = 0; u < s; ++u) {
       if (Intersects(source.range, entry.sources[u].range)) {
-        ctx.sink.Report(rules::kBufferSources, At(source.offset, source_path),
+        ctx.sink.Report(rules::kBufferSources, LocationAt(source.offset, source_path),
                         Str("source ", s, " ", RangeText(source.range), " overlaps source ", u, " ",
                             RangeText(entry.sources[u].range)));
         return;
@@ -217,7 +215,7 @@ void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
     covered = SaturatingAdd(covered, *Volume(source.range));
     if (source.type == SourceType::kDram) {
       if (source.core_id != -1 || !ctx.index.DramOut(source.transfer_id)) {
-        ctx.sink.Report(rules::kBufferSources, At(source.offset, source_path),
+        ctx.sink.Report(rules::kBufferSources, LocationAt(source.offset, source_path),
                         Str("DRAM source of transfer ", source.transfer_id, " with core_id ",
                             source.core_id, "; expected core_id -1 and a DRAM out transfer_id"));
       }
@@ -226,20 +224,20 @@ void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
       const Core& pcore = ctx.index.CoreOf(*producer);
       if (source.core_id != pcore.id || source.layer != p.layer) {
         ctx.sink.Report(
-            rules::kBufferSources, At(source.offset, source_path),
+            rules::kBufferSources, LocationAt(source.offset, source_path),
             Str("core source of transfer ", source.transfer_id, " names core ", source.core_id,
                 " layer ", Quoted(ctx.ir.LayerName(source.layer)), " but workload ", p.id,
                 " of core ", pcore.id, " (", Quoted(ctx.ir.LayerName(p.layer)), ") produces it"));
       }
     } else {
       ctx.sink.Report(
-          rules::kBufferSources, At(source.offset, source_path),
+          rules::kBufferSources, LocationAt(source.offset, source_path),
           Str("core source names transfer ", source.transfer_id, ", which no ofmap produces"));
     }
   }
   const int64_t volume = *Volume(entry.range);
   if (covered != volume) {
-    ctx.sink.Report(rules::kBufferSources, At(entry.offset, path + "/source"),
+    ctx.sink.Report(rules::kBufferSources, LocationAt(entry.offset, path + "/source"),
                     Str("sources cover ", covered, " of the ", volume, " elements of tensor ",
                         RangeText(entry.range)));
   }
@@ -248,7 +246,7 @@ void CheckSources(const Context& ctx, const Core& core, size_t i, size_t e) {
   auto listed = entry.transfer_ids;
   std::sort(listed.begin(), listed.end());
   if (ids != listed) {
-    ctx.sink.Report(rules::kBufferSources, At(entry.offset, path + "/transfer_id"),
+    ctx.sink.Report(rules::kBufferSources, LocationAt(entry.offset, path + "/transfer_id"),
                     Str("transfer_id lists ", listed.size(), " ids but the sources carry ",
                         ids.size(), " distinct ids"));
   }
@@ -275,7 +273,7 @@ void CheckCurrentIfmaps(const Context& ctx, const Core& core, size_t i) {
     }
     const std::string path = Str(WorkloadPath(core, i), "/ifmap/", f);
     if (holders != 1) {
-      ctx.sink.Report(rules::kBufferCurWlIfmap, At(ifmap.offset, path),
+      ctx.sink.Report(rules::kBufferCurWlIfmap, LocationAt(ifmap.offset, path),
                       Str("ifmap ", f, " of workload ", w.id, " is held by ", holders,
                           " cur_wl_ifmap tensors; expected 1"));
       continue;
@@ -285,7 +283,7 @@ void CheckCurrentIfmaps(const Context& ctx, const Core& core, size_t i) {
     if (!Contains(entry.range, ifmap.range) || entry.align != ifmap.align ||
         entry.bitwidth != ifmap.bitwidth) {
       ctx.sink.Report(
-          rules::kBufferCurWlIfmap, At(ifmap.offset, path),
+          rules::kBufferCurWlIfmap, LocationAt(ifmap.offset, path),
           Str("ifmap ", RangeText(ifmap.range), " (align ", ifmap.align, ", bitwidth ",
               ifmap.bitwidth, ") does not fit tensor ", entry.tensor_id, " ",
               RangeText(entry.range), " (align ", entry.align, ", bitwidth ", entry.bitwidth, ")"));
@@ -294,7 +292,7 @@ void CheckCurrentIfmaps(const Context& ctx, const Core& core, size_t i) {
   for (size_t e = 0; e < w.buffer.size(); ++e) {
     if (w.buffer[e].cur_wl_ifmap && !used[e]) {
       ctx.sink.Report(rules::kBufferCurWlIfmap,
-                      At(w.buffer[e].offset, EntryPath(core, i, e) + "/cur_wl_ifmap"),
+                      LocationAt(w.buffer[e].offset, EntryPath(core, i, e) + "/cur_wl_ifmap"),
                       Str("tensor ", w.buffer[e].tensor_id,
                           " is marked cur_wl_ifmap but holds no ifmap of workload ", w.id));
     }
@@ -316,7 +314,7 @@ void CheckWeightResidency(const Context& ctx, const Core& core, size_t i) {
     });
     if (!in_wl0) {
       ctx.sink.Report(rules::kBufferLiveness,
-                      At(w.weight->offset, WorkloadPath(core, i) + "/weight"),
+                      LocationAt(w.weight->offset, WorkloadPath(core, i) + "/weight"),
                       Str("weight transfer ", id, " of workload ", w.id,
                           in_l2 ? " is in L2 but no WL0 entry with source CORE holds it"
                                 : " is not in L2 and no WL0 entry with source DDR holds it"));
@@ -365,7 +363,7 @@ void CheckForwardLifetimes(const Context& ctx, const Core& core) {
         if (!problem.empty()) {
           ctx.sink.Report(
               rules::kBufferForwardLifetime,
-              At(core.workloads[i].offset, WorkloadPath(core, i) + "/buffer"),
+              LocationAt(core.workloads[i].offset, WorkloadPath(core, i) + "/buffer"),
               Str("transfer ", ofmap.transfer_id, " of workload ", producer.id, " is read on core ",
                   core.id, " until workload ", core.workloads[last].id,
                   ", but in the snapshot of workload ", core.workloads[i].id, " ", problem,
@@ -396,14 +394,14 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
       const BufferEntry& entry = w.buffer[e];
       const std::string path = EntryPath(core, i, e);
       if (!current.emplace(entry.tensor_id, e).second) {
-        ctx.sink.Report(rules::kBufferTensorId, At(entry.offset, path + "/tensor_id"),
+        ctx.sink.Report(rules::kBufferTensorId, LocationAt(entry.offset, path + "/tensor_id"),
                         Str("tensor_id ", entry.tensor_id,
                             " appears twice in the snapshot of workload ", w.id));
         continue;
       }
       const bool was_present = previous.count(entry.tensor_id) != 0;
       if (entry.newly_added && *entry.newly_added == was_present) {
-        ctx.sink.Report(rules::kBufferNewlyAdded, At(entry.offset, path + "/newly_added"),
+        ctx.sink.Report(rules::kBufferNewlyAdded, LocationAt(entry.offset, path + "/newly_added"),
                         Str("tensor ", entry.tensor_id, " has newly_added ",
                             *entry.newly_added ? "true" : "false", " but it is ",
                             was_present ? "" : "not ", "in the previous snapshot"));
@@ -415,7 +413,7 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
         // I-B10: a store entry first appears in its producer's snapshot.
         if (entry.type == EntryType::kOfmap && entry.layer != w.layer) {
           ctx.sink.Report(
-              rules::kBufferOfmapEntry, At(entry.offset, path + "/layer_name"),
+              rules::kBufferOfmapEntry, LocationAt(entry.offset, path + "/layer_name"),
               Str("ofmap entry ", entry.tensor_id, " names layer ",
                   Quoted(ctx.ir.LayerName(entry.layer)), " but first appears before workload ",
                   w.id, " of layer ", Quoted(ctx.ir.LayerName(w.layer))));
@@ -423,13 +421,13 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
         continue;
       }
       if (!was_present) {
-        ctx.sink.Report(rules::kBufferTensorId, At(entry.offset, path + "/tensor_id"),
+        ctx.sink.Report(rules::kBufferTensorId, LocationAt(entry.offset, path + "/tensor_id"),
                         Str("tensor ", entry.tensor_id, " reappears before workload ", w.id,
                             " after leaving the buffer"));
       } else if (seen.address != entry.address || seen.size != entry.size ||
                  seen.order != entry.tensor_order) {
         ctx.sink.Report(
-            rules::kBufferTensorId, At(entry.offset, path),
+            rules::kBufferTensorId, LocationAt(entry.offset, path),
             Str("tensor ", entry.tensor_id, " moves from address ", Hex(seen.address), " size ",
                 Hex(seen.size), " to address ", Hex(entry.address), " size ", Hex(entry.size)));
       }
@@ -443,7 +441,8 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
       const bool stays = current.count(tensor) != 0;
       if (*entry.start_send == stays) {
         ctx.sink.Report(
-            rules::kBufferOfmapEntry, At(entry.offset, EntryPath(core, i - 1, e) + "/start_send"),
+            rules::kBufferOfmapEntry,
+            LocationAt(entry.offset, EntryPath(core, i - 1, e) + "/start_send"),
             Str("ofmap entry ", tensor, " has start_send ", *entry.start_send ? "true" : "false",
                 " but ", stays ? "stays" : "leaves", " after workload ", before.id));
       }
@@ -466,7 +465,7 @@ void CheckTensorOrder(const Context& ctx) {
     const auto [it, inserted] = items.emplace(key, order);
     if (!inserted) return;
     if (!orders.emplace(order, std::make_pair(offset, path)).second) {
-      ctx.sink.Report(rules::kBufferTensorOrder, At(offset, path + "/tensor_order"),
+      ctx.sink.Report(rules::kBufferTensorOrder, LocationAt(offset, path + "/tensor_order"),
                       Str("tensor_order ", order, " is already used by ", orders[order].second));
     }
   };
@@ -503,7 +502,8 @@ void CheckTensorOrder(const Context& ctx) {
   int64_t expected = 0;
   for (const auto& [order, first] : orders) {
     if (order != expected) {
-      ctx.sink.Report(rules::kBufferTensorOrder, At(first.first, first.second + "/tensor_order"),
+      ctx.sink.Report(rules::kBufferTensorOrder,
+                      LocationAt(first.first, first.second + "/tensor_order"),
                       Str("tensor_order ", order, " leaves a gap: the ", n,
                           " DRAM-queue items should carry 0..", n - 1));
       return;
@@ -514,7 +514,7 @@ void CheckTensorOrder(const Context& ctx) {
     if (fed.order != n) {
       const std::string path = EntryPath(ctx.ir.cores[fed.core], fed.workload, fed.entry);
       ctx.sink.Report(
-          rules::kBufferTensorOrder, At(fed.offset, path + "/tensor_order"),
+          rules::kBufferTensorOrder, LocationAt(fed.offset, path + "/tensor_order"),
           Str("core-fed tensor has tensor_order ", fed.order, "; expected the sentinel ", n));
       return;
     }

@@ -9,15 +9,11 @@ namespace accelcheck::gemini {
 
 namespace {
 
-Location At(uint64_t offset, std::string path) {
-  return Location{offset, std::nullopt, std::move(path)};
-}
-
 bool CheckLayout(const Context& ctx, int64_t align, int64_t bitwidth, uint64_t offset,
                  const std::string& path) {
   if (ValidLayout(align, bitwidth)) return true;
   ctx.sink.Report(
-      rules::kSizeLayout, At(offset, path),
+      rules::kSizeLayout, LocationAt(offset, path),
       Str("align ", align, " with bitwidth ", bitwidth, "; expected (8, 8) or (4, 16)"));
   return false;
 }
@@ -26,7 +22,7 @@ void CheckFmapSize(const Context& ctx, const Range& r, int64_t align, int64_t bi
                    int64_t size, uint64_t offset, const std::string& path) {
   const auto expected = FmapBytes(r, align, bitwidth);
   if (expected && *expected == size) return;
-  ctx.sink.Report(rules::kSizeFmap, At(offset, path + "/size"),
+  ctx.sink.Report(rules::kSizeFmap, LocationAt(offset, path + "/size"),
                   expected ? Str("size ", Hex(size), " of ", RangeText(r), " is not ",
                                  Hex(*expected), " (align ", align, ", bitwidth ", bitwidth, ")")
                            : Str("the byte size of ", RangeText(r), " overflows"));
@@ -36,7 +32,7 @@ void CheckWeightSize(const Context& ctx, const Range& r, int64_t size, uint64_t 
                      const std::string& path) {
   const auto expected = WeightBytes(r);
   if (expected && *expected == size) return;
-  ctx.sink.Report(rules::kSizeWeight, At(offset, path + "/size"),
+  ctx.sink.Report(rules::kSizeWeight, LocationAt(offset, path + "/size"),
                   expected ? Str("weight size ", Hex(size), " of ", RangeText(r),
                                  " is not K * alignup(C, 8) * RS + 32 * K = ", Hex(*expected))
                            : Str("the byte size of weight ", RangeText(r), " overflows"));
@@ -47,7 +43,7 @@ void CheckDramFmapSize(const Context& ctx, const DramOut& out, size_t i) {
   const auto int8 = FmapBytes(out.range, 8, 8);
   const auto fp16 = FmapBytes(out.range, 4, 16);
   if ((int8 && *int8 == out.size) || (fp16 && *fp16 == out.size)) return;
-  ctx.sink.Report(rules::kSizeFmap, At(out.offset, DramOutPath(i) + "/size"),
+  ctx.sink.Report(rules::kSizeFmap, LocationAt(out.offset, DramOutPath(i) + "/size"),
                   Str("DRAM fmap size ", Hex(out.size), " of ", RangeText(out.range),
                       " is neither ", int8 ? Hex(*int8) : "(overflow)", " (int8) nor ",
                       fp16 ? Hex(*fp16) : "(overflow)", " (fp16)"));
@@ -79,13 +75,13 @@ void CheckSourceExtents(const Context& ctx, const BufferEntry& e, const std::str
       const Workload& w = ctx.index.At(*producer);
       if (!SameExtents(source.range, w.range)) {
         ctx.sink.Report(
-            rules::kSizeExtent, At(source.offset, source_path),
+            rules::kSizeExtent, LocationAt(source.offset, source_path),
             Str("core source ", RangeText(source.range), " of transfer ", source.transfer_id,
                 " does not have the extents of its producer workload ", w.id, " ",
                 RangeText(w.range)));
       } else if (!w.ofmaps.empty() && source.size != w.ofmaps[0].size) {
         ctx.sink.Report(
-            rules::kSizeExtent, At(source.offset, source_path + "/size"),
+            rules::kSizeExtent, LocationAt(source.offset, source_path + "/size"),
             Str("core source size ", Hex(source.size), " of transfer ", source.transfer_id,
                 " is not its producer's ofmap size ", Hex(w.ofmaps[0].size)));
       }
@@ -93,7 +89,7 @@ void CheckSourceExtents(const Context& ctx, const BufferEntry& e, const std::str
       const DramOut& dram = ctx.ir.dram_out[*out];
       if (!SameExtents(source.range, dram.range)) {
         ctx.sink.Report(
-            rules::kSizeExtent, At(source.offset, source_path),
+            rules::kSizeExtent, LocationAt(source.offset, source_path),
             Str("DRAM source ", RangeText(source.range), " of transfer ", source.transfer_id,
                 " does not have the extents of the DRAM out ", RangeText(dram.range)));
       }
@@ -114,12 +110,12 @@ void CheckWorkload(const Context& ctx, const Workload& w, const std::string& pat
     // I-Z3.
     if (f.size != w.ofmap_size) {
       ctx.sink.Report(
-          rules::kSizeOfmap, At(f.offset, p + "/size"),
+          rules::kSizeOfmap, LocationAt(f.offset, p + "/size"),
           Str("ofmap size ", Hex(f.size), " differs from ofmap_size ", Hex(w.ofmap_size)));
     }
     // I-Z4: the ofmap range is local to the workload, with its extents.
     if (!SameExtents(f.range, w.range)) {
-      ctx.sink.Report(rules::kSizeExtent, At(f.offset, p),
+      ctx.sink.Report(rules::kSizeExtent, LocationAt(f.offset, p),
                       Str("ofmap ", RangeText(f.range), " does not have the extents of workload ",
                           RangeText(w.range)));
     }

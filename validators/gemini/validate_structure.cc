@@ -14,10 +14,6 @@ namespace {
 // real coordinates are below 2^16 (docs/formats/gemini.md §4).
 constexpr int64_t kMaxCoordinate = int64_t{1} << 32;
 
-Location At(uint64_t offset, std::string path) {
-  return Location{offset, std::nullopt, std::move(path)};
-}
-
 // I-S2.
 void CheckTopParams(const Context& ctx) {
   const struct {
@@ -29,7 +25,7 @@ void CheckTopParams(const Context& ctx) {
                 {"ylen", ctx.ir.ylen}};
   for (const auto& p : params) {
     if (p.value < 1) {
-      ctx.sink.Report(rules::kTopParams, At(0, Str("/", p.key)),
+      ctx.sink.Report(rules::kTopParams, LocationAt(0, Str("/", p.key)),
                       Str(p.key, " is ", p.value, ", expected at least 1"));
     }
   }
@@ -57,7 +53,7 @@ void CheckBatchCut(const Context& ctx) {
   }
   if (widest == nullptr || batch % ctx.ir.top_batch_cut == 0) return;
   ctx.sink.Report(
-      rules::kTopBatchCut, At(0, "/top_batch_cut"),
+      rules::kTopBatchCut, LocationAt(0, "/top_batch_cut"),
       Str("the workloads cover a batch of ", batch, " (workload ", widest->id, " of core ",
           widest_core->id, " ends at N ", batch - 1, ", ", WorkloadPath(*widest_core, widest_index),
           "), which top_batch_cut ", ctx.ir.top_batch_cut, " does not divide"));
@@ -71,7 +67,7 @@ void CheckCoreRange(const Context& ctx) {
     return;
   for (const Core& core : ctx.ir.cores) {
     if (core.id >= cores) {
-      ctx.sink.Report(rules::kTopCoreRange, At(core.offset, Str("/", core.id)),
+      ctx.sink.Report(rules::kTopCoreRange, LocationAt(core.offset, Str("/", core.id)),
                       Str("core key ", core.id, " is outside 0..", cores - 1, " (xlen ",
                           ctx.ir.xlen, " * ylen ", ctx.ir.ylen, ")"));
     }
@@ -95,7 +91,7 @@ std::optional<std::string> RangeProblem(const Range& r) {
 template <typename PathFn>
 void CheckRange(const Context& ctx, const Range& r, uint64_t offset, PathFn&& path) {
   if (auto problem = RangeProblem(r))
-    ctx.sink.Report(rules::kRangeOrder, At(offset, path()), std::move(*problem));
+    ctx.sink.Report(rules::kRangeOrder, LocationAt(offset, path()), std::move(*problem));
 }
 
 void CheckWorkloadRanges(const Context& ctx, const Workload& w, const std::string& path) {
@@ -138,7 +134,7 @@ void CheckWeightPresence(const Context& ctx, const Workload& w, const std::strin
   const bool pe = w.type == LayerType::kPe;
   if (pe != w.weight.has_value()) {
     ctx.sink.Report(
-        rules::kWorkloadWeight, At(w.offset, path),
+        rules::kWorkloadWeight, LocationAt(w.offset, path),
         pe ? Str("pe workload ", w.id, " (", Quoted(ctx.ir.LayerName(w.layer)), ") has no weight")
            : Str("non-pe workload ", w.id, " (", Quoted(ctx.ir.LayerName(w.layer)),
                  ") has a weight"));
@@ -152,14 +148,14 @@ void CheckFrontendLayer(const Context& ctx, const Workload& w, const std::string
   const FrontendLayer* layer = ctx.frontend->Find(name);
   if (layer == nullptr) {
     ctx.sink.Report(
-        rules::kFrontendLayer, At(w.offset, path + "/layer_name"),
+        rules::kFrontendLayer, LocationAt(w.offset, path + "/layer_name"),
         Str("layer ", Quoted(name), " of workload ", w.id, " is not in the frontend IR"));
     return;
   }
   const bool pe = w.type == LayerType::kPe;
   if (pe != IsPeOp(layer->op)) {
     ctx.sink.Report(
-        rules::kFrontendLayerType, At(w.offset, path + "/layer_type"),
+        rules::kFrontendLayerType, LocationAt(w.offset, path + "/layer_type"),
         Str("layer ", Quoted(name), " has operation ", Quoted(layer->operation), " but layer_type ",
             pe ? "pe" : "vp/dt", "; expected ", IsPeOp(layer->op) ? "pe" : "vp"));
   }
@@ -171,14 +167,15 @@ void CheckWorkloadOrder(const Context& ctx, const Core& core) {
   for (size_t i = 0; i < core.workloads.size(); ++i) {
     const Workload& w = core.workloads[i];
     if (i > 0 && w.id <= core.workloads[i - 1].id) {
-      ctx.sink.Report(rules::kWorkloadOrder, At(w.offset, WorkloadPath(core, i) + "/workload_id"),
+      ctx.sink.Report(rules::kWorkloadOrder,
+                      LocationAt(w.offset, WorkloadPath(core, i) + "/workload_id"),
                       Str("workload_id ", w.id, " follows ", core.workloads[i - 1].id, " on core ",
                           core.id, "; expected a larger id"));
     }
     if (w.id != static_cast<int64_t>(i)) contiguous = false;
   }
   if (!contiguous) {
-    ctx.sink.Report(rules::kWorkloadContiguous, At(core.offset, Str("/", core.id)),
+    ctx.sink.Report(rules::kWorkloadContiguous, LocationAt(core.offset, Str("/", core.id)),
                     Str("core ", core.id, " workload ids are not 0..", core.workloads.size() - 1));
   }
 }
@@ -189,7 +186,7 @@ void CheckDialect(const Context& ctx) {
       if (core.workloads[i].wl1_key) {
         ctx.sink.Report(
             rules::kWorkloadWl1Dialect,
-            At(core.workloads[i].offset, WorkloadPath(core, i) + "/wl1_buffer"),
+            LocationAt(core.workloads[i].offset, WorkloadPath(core, i) + "/wl1_buffer"),
             "the WL0 snapshots are under \"wl1_buffer\" (resnet34 dialect), not \"wl0_buffer\"");
         return;
       }

@@ -15,10 +15,6 @@ namespace accelcheck::gemini {
 
 namespace {
 
-Location At(uint64_t offset, std::string path) {
-  return Location{offset, std::nullopt, std::move(path)};
-}
-
 std::string TilePath(const std::string& workload_path, size_t t) {
   return Str(workload_path, "/tile_info/tile_num_", t);
 }
@@ -65,7 +61,7 @@ void CheckPartition(const Context& ctx, const Workload& w, const std::string& pa
     const Tile& tile = w.tiles[t];
     if (!Contains(w.range, tile.ofmap)) {
       ctx.sink.Report(
-          rules::kTilePartition, At(tile.offset, TilePath(path, t) + "/ofmap_lower"),
+          rules::kTilePartition, LocationAt(tile.offset, TilePath(path, t) + "/ofmap_lower"),
           Str("tile ofmap ", RangeText(tile.ofmap), " lies outside workload ", RangeText(w.range)));
       return;
     }
@@ -74,14 +70,14 @@ void CheckPartition(const Context& ctx, const Workload& w, const std::string& pa
   if (const auto overlap = OverlappingTiles(w.tiles)) {
     const auto [t, u] = *overlap;
     ctx.sink.Report(rules::kTilePartition,
-                    At(w.tiles[t].offset, TilePath(path, t) + "/ofmap_lower"),
+                    LocationAt(w.tiles[t].offset, TilePath(path, t) + "/ofmap_lower"),
                     Str("tile ", t, " ofmap ", RangeText(w.tiles[t].ofmap), " overlaps tile ", u,
                         " ofmap ", RangeText(w.tiles[u].ofmap)));
     return;
   }
   const int64_t volume = *Volume(w.range);
   if (covered != volume) {
-    ctx.sink.Report(rules::kTilePartition, At(w.offset, path + "/tile_info"),
+    ctx.sink.Report(rules::kTilePartition, LocationAt(w.offset, path + "/tile_info"),
                     Str("tiles cover ", covered, " of the ", volume, " elements of workload ",
                         RangeText(w.range)));
   }
@@ -90,14 +86,14 @@ void CheckPartition(const Context& ctx, const Workload& w, const std::string& pa
 // I-W7.
 void CheckTimes(const Context& ctx, const Workload& w, const std::string& path) {
   if (w.time < 0) {
-    ctx.sink.Report(rules::kWorkloadTime, At(w.offset, path + "/time"),
+    ctx.sink.Report(rules::kWorkloadTime, LocationAt(w.offset, path + "/time"),
                     Str("time is ", w.time, ", expected >= 0"));
   }
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const double pred = w.tiles[t].time_pred;
     if (!(pred > 0) || !std::isfinite(pred)) {
       ctx.sink.Report(rules::kWorkloadTime,
-                      At(w.tiles[t].offset, TilePath(path, t) + "/single_tile_time_pred"),
+                      LocationAt(w.tiles[t].offset, TilePath(path, t) + "/single_tile_time_pred"),
                       Str("single_tile_time_pred is ", pred, ", expected a finite value > 0"));
     }
   }
@@ -126,7 +122,7 @@ void CheckMiniTileShape(const Context& ctx, const Workload& w, const std::string
       problem = Str("loop_order ", Quoted(tile.loop_order), " is not a permutation of KNHW");
     }
     if (!problem.empty())
-      ctx.sink.Report(rules::kTileMiniTile, At(tile.offset, TilePath(path, t)), problem);
+      ctx.sink.Report(rules::kTileMiniTile, LocationAt(tile.offset, TilePath(path, t)), problem);
   }
 }
 
@@ -144,7 +140,7 @@ void CheckMiniTileKernel(const Context& ctx, const Workload& w, const FrontendLa
       const int64_t expected = (tile.out_mini_tile[2 + d] - 1) * layer.stride[d] + layer.kernel[d];
       if (tile.act_mini_tile[2 + d] != expected) {
         ctx.sink.Report(
-            rules::kTileMiniTile, At(tile.offset, TilePath(path, t) + "/act_mini_tile"),
+            rules::kTileMiniTile, LocationAt(tile.offset, TilePath(path, t) + "/act_mini_tile"),
             Str("act_mini_tile[", d == 0 ? "H" : "W", "] is ", tile.act_mini_tile[2 + d],
                 ", expected (", tile.out_mini_tile[2 + d], " - 1) * stride ", layer.stride[d],
                 " + kernel ", layer.kernel[d], " = ", expected));
@@ -199,7 +195,7 @@ void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLa
     }
     if (tile.ifmap.lo != expected.lo || tile.ifmap.hi != expected.hi) {
       ctx.sink.Report(rules::kTileReceptiveField,
-                      At(tile.offset, TilePath(path, t) + "/ifmap_lower"),
+                      LocationAt(tile.offset, TilePath(path, t) + "/ifmap_lower"),
                       Str("tile ifmap ", RangeText(tile.ifmap), " of ofmap ", RangeText(tile.ofmap),
                           " is not ", RangeText(expected), " (", layer.operation, " kernel ",
                           layer.kernel[0], "x", layer.kernel[1], ", stride ", layer.stride[0],
@@ -208,14 +204,14 @@ void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLa
     }
     if (tile.ifmap2 && (tile.ifmap2->lo != expected.lo || tile.ifmap2->hi != expected.hi)) {
       ctx.sink.Report(rules::kTileReceptiveField,
-                      At(tile.offset, TilePath(path, t) + "/ifmap_lower2"),
+                      LocationAt(tile.offset, TilePath(path, t) + "/ifmap_lower2"),
                       Str("tile second operand ", RangeText(*tile.ifmap2),
                           " is not the ofmap range ", RangeText(expected)));
       continue;
     }
     if (windowed && tile.padding != padding) {
       ctx.sink.Report(rules::kTilePadding,
-                      At(tile.offset, TilePath(path, t) + "/tile_padding_tblr"),
+                      LocationAt(tile.offset, TilePath(path, t) + "/tile_padding_tblr"),
                       Str("tile padding [", tile.padding[0], ",", tile.padding[1], ",",
                           tile.padding[2], ",", tile.padding[3], "] is not the clipped amount [",
                           padding[0], ",", padding[1], ",", padding[2], ",", padding[3], "]"));
@@ -231,7 +227,7 @@ void CheckShape(const Context& ctx, const Workload& w, const FrontendLayer& laye
   }
   for (int d = 0; d < 4; ++d) {
     if (w.range.hi[d] >= layer.output_shape[d]) {
-      ctx.sink.Report(rules::kWorkloadShape, At(w.offset, path + "/workload"),
+      ctx.sink.Report(rules::kWorkloadShape, LocationAt(w.offset, path + "/workload"),
                       Str("workload ", RangeText(w.range), " exceeds layer ", Quoted(layer.name),
                           " output shape [", layer.output_shape[0], ",", layer.output_shape[1], ",",
                           layer.output_shape[2], ",", layer.output_shape[3], "] in dimension ", d));
@@ -420,7 +416,7 @@ void CheckWindows(const Context& ctx) {
     if (problem.empty()) continue;
     const TileRef& t = tiles[culprit];
     ctx.sink.Report(
-        rules::kTileWindow, At(t.Get().offset, t.Path() + "/ifmap_lower"),
+        rules::kTileWindow, LocationAt(t.Get().offset, t.Path() + "/ifmap_lower"),
         Str("layer ", Quoted(ctx.ir.LayerName(layer)), ", tile ", t.tile, " of workload ",
             t.core->workloads[t.workload].id, " of core ", t.core->id, ": ", problem));
   }

@@ -12,10 +12,6 @@ namespace accelcheck::gemini {
 
 namespace {
 
-Location At(uint64_t offset, std::string path) {
-  return Location{offset, std::nullopt, std::move(path)};
-}
-
 bool Holds(const std::vector<int64_t>& ids, int64_t id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
@@ -32,11 +28,11 @@ void CheckUnique(const Context& ctx) {
       const Workload& w = core.workloads[i];
       for (size_t o = 0; o < w.ofmaps.size(); ++o) {
         if (!ofmap_ids.insert(w.ofmaps[o].transfer_id).second) {
-          ctx.sink.Report(
-              rules::kTransferUnique,
-              At(w.ofmaps[o].offset, Str(WorkloadPath(core, i), "/ofmap/", o, "/transfer_id")),
-              Str("ofmap transfer_id ", w.ofmaps[o].transfer_id, " of ", Name(ctx, core, w),
-                  " is produced by an earlier ofmap too"));
+          ctx.sink.Report(rules::kTransferUnique,
+                          LocationAt(w.ofmaps[o].offset,
+                                     Str(WorkloadPath(core, i), "/ofmap/", o, "/transfer_id")),
+                          Str("ofmap transfer_id ", w.ofmaps[o].transfer_id, " of ",
+                              Name(ctx, core, w), " is produced by an earlier ofmap too"));
         }
       }
     }
@@ -46,11 +42,11 @@ void CheckUnique(const Context& ctx) {
     const DramOut& out = ctx.ir.dram_out[i];
     const std::string path = DramOutPath(i) + "/transfer_id";
     if (!out_ids.insert(out.transfer_id).second) {
-      ctx.sink.Report(rules::kTransferUnique, At(out.offset, path),
+      ctx.sink.Report(rules::kTransferUnique, LocationAt(out.offset, path),
                       Str("DRAM out transfer_id ", out.transfer_id, " repeats"));
     } else if (ofmap_ids.count(out.transfer_id) != 0) {
       ctx.sink.Report(
-          rules::kTransferUnique, At(out.offset, path),
+          rules::kTransferUnique, LocationAt(out.offset, path),
           Str("DRAM out transfer_id ", out.transfer_id, " is also an ofmap transfer_id"));
     }
   }
@@ -59,11 +55,11 @@ void CheckUnique(const Context& ctx) {
     const DramIn& in = ctx.ir.dram_in[i];
     const std::string path = DramInPath(i) + "/transfer_id";
     if (!in_ids.insert(in.transfer_id).second) {
-      ctx.sink.Report(rules::kTransferUnique, At(in.offset, path),
+      ctx.sink.Report(rules::kTransferUnique, LocationAt(in.offset, path),
                       Str("DRAM in transfer_id ", in.transfer_id, " repeats"));
     } else if (out_ids.count(in.transfer_id) != 0) {
       ctx.sink.Report(
-          rules::kTransferUnique, At(in.offset, path),
+          rules::kTransferUnique, LocationAt(in.offset, path),
           Str("DRAM in transfer_id ", in.transfer_id, " is also a DRAM out transfer_id"));
     }
   }
@@ -104,7 +100,7 @@ void CheckDramIn(const Context& ctx) {
       }
     }
     if (!problem.empty())
-      ctx.sink.Report(rules::kTransferDramIn, At(in.offset, DramInPath(i)), problem);
+      ctx.sink.Report(rules::kTransferDramIn, LocationAt(in.offset, DramInPath(i)), problem);
   }
   for (const Core& core : ctx.ir.cores) {
     for (size_t i = 0; i < core.workloads.size(); ++i) {
@@ -116,7 +112,7 @@ void CheckDramIn(const Context& ctx) {
                         [](const Destination& d) { return d.type == DestinationType::kDram; });
         if (to_dram && stored.count(ofmap.transfer_id) == 0) {
           ctx.sink.Report(rules::kTransferDramIn,
-                          At(ofmap.offset, Str(WorkloadPath(core, i), "/ofmap/", o)),
+                          LocationAt(ofmap.offset, Str(WorkloadPath(core, i), "/ofmap/", o)),
                           Str("ofmap transfer ", ofmap.transfer_id, " of ", Name(ctx, core, w),
                               " goes to DRAM but no DRAM in entry stores it"));
         }
@@ -132,10 +128,12 @@ void CheckRelated(const Context& ctx) {
     for (int64_t id : in.related_ofmap) {
       const auto out = ctx.index.DramOut(id);
       if (!out) {
-        ctx.sink.Report(rules::kTransferRelated, At(in.offset, DramInPath(i) + "/related_ofmap"),
+        ctx.sink.Report(rules::kTransferRelated,
+                        LocationAt(in.offset, DramInPath(i) + "/related_ofmap"),
                         Str("related_ofmap names ", id, ", which is no DRAM out transfer_id"));
       } else if (!Holds(ctx.ir.dram_out[*out].related_ifmap, in.transfer_id)) {
-        ctx.sink.Report(rules::kTransferRelated, At(in.offset, DramInPath(i) + "/related_ofmap"),
+        ctx.sink.Report(rules::kTransferRelated,
+                        LocationAt(in.offset, DramInPath(i) + "/related_ofmap"),
                         Str("related_ofmap names DRAM out ", id,
                             ", whose related_ifmap does not name ", in.transfer_id));
       }
@@ -144,17 +142,20 @@ void CheckRelated(const Context& ctx) {
   for (size_t o = 0; o < ctx.ir.dram_out.size(); ++o) {
     const DramOut& out = ctx.ir.dram_out[o];
     if (out.type == OutType::kWeight && !out.related_ifmap.empty()) {
-      ctx.sink.Report(rules::kTransferRelated, At(out.offset, DramOutPath(o) + "/related_ifmap"),
+      ctx.sink.Report(rules::kTransferRelated,
+                      LocationAt(out.offset, DramOutPath(o) + "/related_ifmap"),
                       Str("weight DRAM out ", out.transfer_id, " has a non-empty related_ifmap"));
       continue;
     }
     for (int64_t id : out.related_ifmap) {
       const auto in = ctx.index.DramIn(id);
       if (!in) {
-        ctx.sink.Report(rules::kTransferRelated, At(out.offset, DramOutPath(o) + "/related_ifmap"),
+        ctx.sink.Report(rules::kTransferRelated,
+                        LocationAt(out.offset, DramOutPath(o) + "/related_ifmap"),
                         Str("related_ifmap names ", id, ", which is no DRAM in transfer_id"));
       } else if (!Holds(ctx.ir.dram_in[*in].related_ofmap, out.transfer_id)) {
-        ctx.sink.Report(rules::kTransferRelated, At(out.offset, DramOutPath(o) + "/related_ifmap"),
+        ctx.sink.Report(rules::kTransferRelated,
+                        LocationAt(out.offset, DramOutPath(o) + "/related_ifmap"),
                         Str("related_ifmap names DRAM in ", id,
                             ", whose related_ofmap does not name ", out.transfer_id));
       }
@@ -176,7 +177,7 @@ void CheckCoverage(const Context& ctx) {
     }
     const int64_t volume = *Volume(out.range);
     if (covered != volume) {
-      ctx.sink.Report(rules::kTransferCoverage, At(out.offset, DramOutPath(o)),
+      ctx.sink.Report(rules::kTransferCoverage, LocationAt(out.offset, DramOutPath(o)),
                       Str("DRAM out ", out.transfer_id, " ", RangeText(out.range), " has ", volume,
                           " elements but its related in blocks cover ", covered));
     }
@@ -202,12 +203,12 @@ void CheckReads(const Context& ctx) {
                                                    d.core_id == core.id && d.workload_id == w.id;
                                           });
           if (!listed) {
-            ctx.sink.Report(rules::kTransferConsumerListed, At(offset, where),
+            ctx.sink.Report(rules::kTransferConsumerListed, LocationAt(offset, where),
                             Str(Name(ctx, core, w), " reads transfer ", id, " but its producer, ",
                                 Name(ctx, pcore, p), ", does not list it as a destination"));
           } else if (pcore.id == core.id && p.id >= w.id) {
             ctx.sink.Report(
-                rules::kTransferConsumerListed, At(offset, where),
+                rules::kTransferConsumerListed, LocationAt(offset, where),
                 Str(Name(ctx, core, w), " reads transfer ", id, " produced by workload ", p.id,
                     ", which runs later on the same core"));
           }
@@ -222,13 +223,13 @@ void CheckReads(const Context& ctx) {
               dram.destinations.begin(), dram.destinations.end(),
               [&](const Destination& d) { return d.core_id == core.id && d.workload_id == w.id; });
           if (!listed) {
-            ctx.sink.Report(rules::kTransferConsumerListed, At(offset, where),
+            ctx.sink.Report(rules::kTransferConsumerListed, LocationAt(offset, where),
                             Str(Name(ctx, core, w), " reads DRAM out ", id,
                                 ", which does not list it as a destination"));
           }
           return;
         }
-        ctx.sink.Report(rules::kTransferProduced, At(offset, where),
+        ctx.sink.Report(rules::kTransferProduced, LocationAt(offset, where),
                         Str(Name(ctx, core, w), " reads transfer ", id,
                             ", which no ofmap and no DRAM out produces"));
       };
@@ -271,7 +272,7 @@ void CheckDestination(const Context& ctx, const Destination& d, int64_t t,
   if (d.type == DestinationType::kDram) return;
   const auto ref = ctx.index.FindWorkload(d.core_id, d.workload_id);
   if (!ref) {
-    ctx.sink.Report(rules::kTransferDestination, At(offset, path),
+    ctx.sink.Report(rules::kTransferDestination, LocationAt(offset, path),
                     Str("transfer ", t, " names destination workload ", d.workload_id, " of core ",
                         d.core_id, ", which does not exist"));
     return;
@@ -279,13 +280,13 @@ void CheckDestination(const Context& ctx, const Destination& d, int64_t t,
   const Workload& w = ctx.index.At(*ref);
   const Core& core = ctx.index.CoreOf(*ref);
   if (d.layer != kNoLayer && d.layer != w.layer) {
-    ctx.sink.Report(rules::kTransferDestination, At(offset, path + "/layer_name"),
+    ctx.sink.Report(rules::kTransferDestination, LocationAt(offset, path + "/layer_name"),
                     Str("destination layer ", Quoted(ctx.ir.LayerName(d.layer)), " of transfer ", t,
                         " is not ", Name(ctx, core, w), "'s layer"));
     return;
   }
   if (!Delivered(w, t, weight)) {
-    ctx.sink.Report(rules::kTransferDelivery, At(offset, path),
+    ctx.sink.Report(rules::kTransferDelivery, LocationAt(offset, path),
                     Str("transfer ", t, " is sent to ", Name(ctx, core, w),
                         " but its snapshot holds no tensor carrying it"));
     return;
@@ -293,12 +294,12 @@ void CheckDestination(const Context& ctx, const Destination& d, int64_t t,
   if (!producer) return;  // the remaining checks are about ofmap transfers
   if (!Reads(w, t)) {
     ctx.sink.Report(
-        rules::kTransferUnreadDestination, At(offset, path),
+        rules::kTransferUnreadDestination, LocationAt(offset, path),
         Str("transfer ", t, " is sent to ", Name(ctx, core, w), ", which does not read it"));
   }
   const Workload& p = ctx.index.At(*producer);
   if (ctx.index.CoreOf(*producer).id == core.id && w.id <= p.id) {
-    ctx.sink.Report(rules::kTransferCausality, At(offset, path),
+    ctx.sink.Report(rules::kTransferCausality, LocationAt(offset, path),
                     Str("transfer ", t, " of workload ", p.id, " is sent to workload ", w.id,
                         ", which runs earlier on the same core"));
   }
@@ -341,7 +342,7 @@ void CheckDramOrder(const Context& ctx) {
         if (d.type != DestinationType::kCore || d.core_id != store.core_id ||
             d.workload_id > store.workload_id)
           continue;
-        ctx.sink.Report(rules::kTransferDramOrder, At(out.offset, DramOutPath(o)),
+        ctx.sink.Report(rules::kTransferDramOrder, LocationAt(out.offset, DramOutPath(o)),
                         Str("DRAM out ", out.transfer_id, " reloads store ", id, " of workload ",
                             store.workload_id, " but is read by workload ", d.workload_id,
                             " of the same core, which runs no later"));

@@ -18,17 +18,12 @@ uint64_t PteHeader::header_end() const {
 
 namespace {
 
-void Report(DiagnosticSink& sink, const Rule& rule, uint64_t offset, uint64_t length,
-            std::string path, std::string message) {
-  sink.Report(rule, Location{offset, length, std::move(path)}, std::move(message));
-}
-
 // docs/formats/pte.md §4 PTE-1: the loader reads 64 head bytes before anything else.
 bool CheckSize(ByteView file, DiagnosticSink& sink) {
   if (file.size() >= kHeadBytes) return true;
-  Report(sink, rules::kFileTooSmall, 0, file.size(), "",
-         Str("file size ", Hex(file.size()), " is below the ", Hex(kHeadBytes),
-             " head bytes the loader reads"));
+  sink.Report(rules::kFileTooSmall, Location{0, file.size(), ""},
+              Str("file size ", Hex(file.size()), " is below the ", Hex(kHeadBytes),
+                  " head bytes the loader reads"));
   return false;
 }
 
@@ -37,11 +32,11 @@ bool CheckIdentifier(ByteView file, DiagnosticSink& sink) {
   if (HasBytesAt(file, 4, "ET12")) return true;
   const std::string_view found(reinterpret_cast<const char*>(file.data() + 4), 4);
   if (HasBytesAt(file, 4, "ET")) {
-    Report(sink, rules::kFileVersion, 4, 4, "",
-           Str("file identifier ", Quoted(found), " is not the supported version \"ET12\""));
+    sink.Report(rules::kFileVersion, Location{4, 4, ""},
+                Str("file identifier ", Quoted(found), " is not the supported version \"ET12\""));
   } else {
-    Report(sink, rules::kFileIdentifier, 4, 4, "",
-           Str("file identifier ", Quoted(found), " is not \"ET12\""));
+    sink.Report(rules::kFileIdentifier, Location{4, 4, ""},
+                Str("file identifier ", Quoted(found), " is not \"ET12\""));
   }
   return false;
 }
@@ -50,22 +45,22 @@ bool CheckIdentifier(ByteView file, DiagnosticSink& sink) {
 void CheckMagic(ByteView file, DiagnosticSink& sink) {
   if (HasBytesAt(file, 8, "eh") && !HasBytesAt(file, 8, "eh00")) {
     const std::string_view found(reinterpret_cast<const char*>(file.data() + 8), 4);
-    Report(sink, rules::kHeaderMagic, 8, 4, "extended_header.magic",
-           Str("extended header magic ", Quoted(found),
-               " is not \"eh00\"; the runtime treats the file as having no header"));
+    sink.Report(rules::kHeaderMagic, Location{8, 4, "extended_header.magic"},
+                Str("extended header magic ", Quoted(found),
+                    " is not \"eh00\"; the runtime treats the file as having no header"));
   }
 }
 
 // PTE-5: the runtime needs 24 bytes; writers always write 32.
 bool CheckLength(const PteHeader& h, DiagnosticSink& sink) {
   if (h.length < 24) {
-    Report(sink, rules::kHeaderLength, 12, 4, "extended_header.length",
-           Str("extended header length ", Hex(h.length), " is below the minimum 0x18"));
+    sink.Report(rules::kHeaderLength, Location{12, 4, "extended_header.length"},
+                Str("extended header length ", Hex(h.length), " is below the minimum 0x18"));
     return false;
   }
   if (h.length != 32) {
-    Report(
-        sink, rules::kHeaderLengthNonstandard, 12, 4, "extended_header.length",
+    sink.Report(
+        rules::kHeaderLengthNonstandard, Location{12, 4, "extended_header.length"},
         Str("extended header length ", Hex(h.length), " is not 0x20, the length writers produce"));
   }
   return true;
@@ -74,14 +69,14 @@ bool CheckLength(const PteHeader& h, DiagnosticSink& sink) {
 // PTE-6, PTE-7: program_size covers the headers and fits in the file.
 bool CheckProgramSize(const PteHeader& h, DiagnosticSink& sink) {
   if (h.program_size > h.file_size) {
-    Report(sink, rules::kProgramSize, 16, 8, "extended_header.program_size",
-           Str("program_size ", Hex(h.program_size), " exceeds file size ", Hex(h.file_size)));
+    sink.Report(rules::kProgramSize, Location{16, 8, "extended_header.program_size"},
+                Str("program_size ", Hex(h.program_size), " exceeds file size ", Hex(h.file_size)));
     return false;
   }
   if (h.program_size < 8 + h.length) {
-    Report(sink, rules::kProgramSize, 16, 8, "extended_header.program_size",
-           Str("program_size ", Hex(h.program_size), " is smaller than the headers (",
-               Hex(8 + h.length), " bytes)"));
+    sink.Report(rules::kProgramSize, Location{16, 8, "extended_header.program_size"},
+                Str("program_size ", Hex(h.program_size), " is smaller than the headers (",
+                    Hex(8 + h.length), " bytes)"));
     return false;
   }
   return true;
@@ -91,26 +86,28 @@ bool CheckProgramSize(const PteHeader& h, DiagnosticSink& sink) {
 void CheckSegmentBase(const PteHeader& h, DiagnosticSink& sink) {
   const uint64_t base = h.segment_base_offset;
   if (base != 0 && base < h.program_size) {
-    Report(sink, rules::kSegmentBaseBeforeProgram, 24, 8, "extended_header.segment_base_offset",
-           Str("segment_base_offset ", Hex(base), " lies inside the program bytes [0, ",
-               Hex(h.program_size), ")"));
+    sink.Report(rules::kSegmentBaseBeforeProgram,
+                Location{24, 8, "extended_header.segment_base_offset"},
+                Str("segment_base_offset ", Hex(base), " lies inside the program bytes [0, ",
+                    Hex(h.program_size), ")"));
   }
   if (base % kSegmentAlignment != 0) {
-    Report(sink, rules::kSegmentBaseAlign, 24, 8, "extended_header.segment_base_offset",
-           Str("segment_base_offset ", Hex(base), " is not a multiple of 0x10"));
+    sink.Report(rules::kSegmentBaseAlign, Location{24, 8, "extended_header.segment_base_offset"},
+                Str("segment_base_offset ", Hex(base), " is not a multiple of 0x10"));
   } else if (base % kWriterSegmentAlignment != 0) {
-    Report(sink, rules::kSegmentBaseAlign128, 24, 8, "extended_header.segment_base_offset",
-           Str("segment_base_offset ", Hex(base), " is not a multiple of 0x80"));
+    sink.Report(rules::kSegmentBaseAlign128, Location{24, 8, "extended_header.segment_base_offset"},
+                Str("segment_base_offset ", Hex(base), " is not a multiple of 0x80"));
   }
   const auto end = CheckedAdd(base, h.segment_data_size);
   if (!end) {
-    Report(sink, rules::kSegmentDataBounds, 24, 16, "extended_header.segment_data_size",
-           Str("segment_base_offset ", Hex(base), " + segment_data_size ", Hex(h.segment_data_size),
-               " overflows"));
+    sink.Report(rules::kSegmentDataBounds, Location{24, 16, "extended_header.segment_data_size"},
+                Str("segment_base_offset ", Hex(base), " + segment_data_size ",
+                    Hex(h.segment_data_size), " overflows"));
   } else if (*end > h.file_size) {
-    Report(sink, rules::kSegmentDataBounds, 24, 16, "extended_header.segment_data_size",
-           Str("segment_base_offset ", Hex(base), " + segment_data_size ", Hex(h.segment_data_size),
-               " = ", Hex(*end), " exceeds file size ", Hex(h.file_size)));
+    sink.Report(
+        rules::kSegmentDataBounds, Location{24, 16, "extended_header.segment_data_size"},
+        Str("segment_base_offset ", Hex(base), " + segment_data_size ", Hex(h.segment_data_size),
+            " = ", Hex(*end), " exceeds file size ", Hex(h.file_size)));
   }
 }
 
@@ -118,15 +115,15 @@ void CheckSegmentBase(const PteHeader& h, DiagnosticSink& sink) {
 bool CheckRootOffset(const PteHeader& h, DiagnosticSink& sink) {
   const uint64_t root = h.root_offset;
   if (root < 8 || root + 4 > h.program_size) {
-    Report(sink, rules::kRootOffset, 0, 4, "root",
-           Str("root table offset ", Hex(root), " lies outside [0x8, program_size ",
-               Hex(h.program_size), " - 0x4]"));
+    sink.Report(rules::kRootOffset, Location{0, 4, "root"},
+                Str("root table offset ", Hex(root), " lies outside [0x8, program_size ",
+                    Hex(h.program_size), " - 0x4]"));
     return false;
   }
   if (root < h.header_end()) {
-    Report(sink, rules::kRootOffset, 0, 4, "root",
-           Str("root table offset ", Hex(root), " lies inside the extended header [0x8, ",
-               Hex(h.header_end()), ")"));
+    sink.Report(rules::kRootOffset, Location{0, 4, "root"},
+                Str("root table offset ", Hex(root), " lies inside the extended header [0x8, ",
+                    Hex(h.header_end()), ")"));
     return false;
   }
   return true;
@@ -144,9 +141,9 @@ std::optional<uint64_t> FirstNonZero(ByteView file, uint64_t begin, uint64_t end
 void ReportPadding(ByteView file, uint64_t begin, uint64_t end, std::string_view what,
                    DiagnosticSink& sink) {
   if (auto at = FirstNonZero(file, begin, end)) {
-    Report(sink, rules::kPaddingNonzero, *at, 1, "",
-           Str("byte ", Hex(*at), " in the padding ", what, " [", Hex(begin), ", ", Hex(end),
-               ") is ", Hex(file[*at]), ", not 0"));
+    sink.Report(rules::kPaddingNonzero, Location{*at, 1, ""},
+                Str("byte ", Hex(*at), " in the padding ", what, " [", Hex(begin), ", ", Hex(end),
+                    ") is ", Hex(file[*at]), ", not 0"));
   }
 }
 
@@ -189,9 +186,9 @@ void CheckTrailingBytes(const PteHeader& h, const executorch_flatbuffer::Program
                         DiagnosticSink& sink) {
   const uint64_t end = DataEnd(h, program);
   if (h.file_size > end) {
-    Report(sink, rules::kTrailingBytes, end, h.file_size - end, "",
-           Str(Hex(h.file_size - end), " bytes follow the end of the data at ", Hex(end),
-               " (file size ", Hex(h.file_size), ")"));
+    sink.Report(rules::kTrailingBytes, Location{end, h.file_size - end, ""},
+                Str(Hex(h.file_size - end), " bytes follow the end of the data at ", Hex(end),
+                    " (file size ", Hex(h.file_size), ")"));
   }
 }
 

@@ -20,11 +20,6 @@ namespace ft = flat_tensor_flatbuffer;
 constexpr uint64_t kPtdHeaderLength = 40;  // flat_tensor_header.h
 constexpr uint64_t kWriterFlatbufferOffset = 48;
 
-void Report(DiagnosticSink& sink, const Rule& rule, uint64_t offset, std::string path,
-            std::string message) {
-  sink.Report(rule, Location{offset, std::nullopt, std::move(path)}, std::move(message));
-}
-
 struct PtdContext {
   ByteView file;
   const PtdHeader& header;
@@ -52,7 +47,7 @@ bool CheckRegions(const PtdHeader& h, uint64_t file_size, DiagnosticSink& sink) 
                   Hex(h.segment_data_size), " exceeds file size ", Hex(file_size));
   }
   if (problem.empty()) return true;
-  Report(sink, rules::kPtdHeader, 16, "header", std::move(problem));
+  sink.Report(rules::kPtdHeader, LocationAt(16, "header"), std::move(problem));
   return false;
 }
 
@@ -64,8 +59,9 @@ void CheckKeys(const PtdContext& ctx) {
   for (uint32_t i = 0; i < named->size(); ++i) {
     const auto* entry = named->Get(i);
     if (entry->key() == nullptr || entry->key()->size() == 0) {
-      Report(ctx.sink, rules::kPtdKey, ctx.OffsetOf(entry), Str("named_data[", i, "].key"),
-             entry->key() ? "the key is empty" : "the key is missing");
+      ctx.sink.Report(rules::kPtdKey,
+                      LocationAt(ctx.OffsetOf(entry), Str("named_data[", i, "].key")),
+                      entry->key() ? "the key is empty" : "the key is missing");
     } else {
       keys.emplace_back(entry->key()->string_view(), i);
     }
@@ -74,9 +70,11 @@ void CheckKeys(const PtdContext& ctx) {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (size_t k = 1; k < keys.size(); ++k) {
     if (keys[k].first != keys[k - 1].first) continue;
-    Report(ctx.sink, rules::kPtdKey, ctx.OffsetOf(named->Get(keys[k].second)),
-           Str("named_data[", keys[k].second, "].key"),
-           Str("key ", Quoted(keys[k].first), " repeats named_data[", keys[k - 1].second, "]"));
+    ctx.sink.Report(
+        rules::kPtdKey,
+        LocationAt(ctx.OffsetOf(named->Get(keys[k].second)),
+                   Str("named_data[", keys[k].second, "].key")),
+        Str("key ", Quoted(keys[k].first), " repeats named_data[", keys[k - 1].second, "]"));
   }
 }
 
@@ -87,9 +85,9 @@ void CheckSegments(const PtdContext& ctx) {
     const auto* s = segments->Get(i);
     const auto end = CheckedAdd(s->offset(), s->size());
     if (end && *end <= ctx.header.segment_data_size) continue;
-    Report(ctx.sink, rules::kPtdSegmentBounds, ctx.OffsetOf(s), Str("segments[", i, "]"),
-           Str("segment offset ", Hex(s->offset()), " + size ", Hex(s->size()),
-               " exceeds segment_data_size ", Hex(ctx.header.segment_data_size)));
+    ctx.sink.Report(rules::kPtdSegmentBounds, LocationAt(ctx.OffsetOf(s), Str("segments[", i, "]")),
+                    Str("segment offset ", Hex(s->offset()), " + size ", Hex(s->size()),
+                        " exceeds segment_data_size ", Hex(ctx.header.segment_data_size)));
   }
 }
 
@@ -119,7 +117,7 @@ bool CheckLayout(const PtdContext& ctx, const ft::TensorLayout& layout, const st
     }
   }
   if (problem.empty()) return true;
-  Report(ctx.sink, rules::kPtdLayout, ctx.OffsetOf(&layout), path, std::move(problem));
+  ctx.sink.Report(rules::kPtdLayout, LocationAt(ctx.OffsetOf(&layout), path), std::move(problem));
   return false;
 }
 
@@ -146,8 +144,9 @@ void CheckNamedData(const PtdContext& ctx) {
     const uint32_t index = entry->segment_index();
     const ft::DataSegment* segment = nullptr;
     if (index >= segments->size()) {
-      Report(ctx.sink, rules::kPtdSegmentIndex, ctx.OffsetOf(entry), Str(path, ".segment_index"),
-             Str("segment_index ", index, " names no segment (", segments->size(), " segments)"));
+      ctx.sink.Report(
+          rules::kPtdSegmentIndex, LocationAt(ctx.OffsetOf(entry), Str(path, ".segment_index")),
+          Str("segment_index ", index, " names no segment (", segments->size(), " segments)"));
     } else {
       segment = segments->Get(index);
     }
@@ -156,10 +155,11 @@ void CheckNamedData(const PtdContext& ctx) {
     bool overflow = false;
     const uint64_t nbytes = LayoutNbytes(*layout, &overflow);
     if (segment != nullptr && (overflow || nbytes > segment->size())) {
-      Report(ctx.sink, rules::kPtdLayoutSize, ctx.OffsetOf(layout), Str(path, ".tensor_layout"),
-             overflow ? std::string("the layout's byte size overflows 64 bits")
-                      : Str("the layout needs ", Hex(nbytes), " bytes but segment ", index,
-                            " holds ", Hex(segment->size())));
+      ctx.sink.Report(rules::kPtdLayoutSize,
+                      LocationAt(ctx.OffsetOf(layout), Str(path, ".tensor_layout")),
+                      overflow ? std::string("the layout's byte size overflows 64 bits")
+                               : Str("the layout needs ", Hex(nbytes), " bytes but segment ", index,
+                                     " holds ", Hex(segment->size())));
     }
   }
 }
@@ -168,13 +168,14 @@ void CheckNamedData(const PtdContext& ctx) {
 
 std::optional<PtdHeader> DecodePtdHeader(ByteView file, DiagnosticSink& sink) {
   if (!HasBytesAt(file, 8, "FH01")) {
-    Report(sink, rules::kPtdHeader, 8, "header", "bytes 8..11 are not the FH01 header magic");
+    sink.Report(rules::kPtdHeader, LocationAt(8, "header"),
+                "bytes 8..11 are not the FH01 header magic");
     return std::nullopt;
   }
   if (file.size() < 8 + kPtdHeaderLength) {
-    Report(sink, rules::kPtdHeader, 0, "header",
-           Str("file size ", Hex(file.size()), " is below the FH01 header end ",
-               Hex(8 + kPtdHeaderLength)));
+    sink.Report(rules::kPtdHeader, LocationAt(0, "header"),
+                Str("file size ", Hex(file.size()), " is below the FH01 header end ",
+                    Hex(8 + kPtdHeaderLength)));
     return std::nullopt;
   }
   PtdHeader h;
@@ -184,19 +185,19 @@ std::optional<PtdHeader> DecodePtdHeader(ByteView file, DiagnosticSink& sink) {
   h.segment_base_offset = *ReadLE<uint64_t>(file, 32);
   h.segment_data_size = *ReadLE<uint64_t>(file, 40);
   if (h.length < kPtdHeaderLength) {
-    Report(sink, rules::kPtdHeader, 12, "header.length",
-           Str("header length ", Hex(h.length), " is below 0x28"));
+    sink.Report(rules::kPtdHeader, LocationAt(12, "header.length"),
+                Str("header length ", Hex(h.length), " is below 0x28"));
     return std::nullopt;
   }
   if (!CheckRegions(h, file.size(), sink)) return std::nullopt;
   if (h.flatbuffer_offset != kWriterFlatbufferOffset) {
-    Report(sink, rules::kPtdFlatbufferOffset, 16, "header.flatbuffer_offset",
-           Str("flatbuffer_offset is ", Hex(h.flatbuffer_offset), ", writers produce 0x30"));
+    sink.Report(rules::kPtdFlatbufferOffset, LocationAt(16, "header.flatbuffer_offset"),
+                Str("flatbuffer_offset is ", Hex(h.flatbuffer_offset), ", writers produce 0x30"));
   }
   const uint64_t end = h.segment_base_offset + h.segment_data_size;
   if (end != file.size()) {
-    Report(sink, rules::kPtdTrailingBytes, end, "",
-           Str("the data ends at ", Hex(end), " but the file size is ", Hex(file.size())));
+    sink.Report(rules::kPtdTrailingBytes, LocationAt(end, ""),
+                Str("the data ends at ", Hex(end), " but the file size is ", Hex(file.size())));
   }
   return h;
 }
@@ -214,9 +215,9 @@ const flat_tensor_flatbuffer::FlatTensor* ValidatePtd(ByteView file, const Limit
   if (!header) return nullptr;
   const ByteView flatbuffer = file.first(header->flatbuffer_end());
   if (IsOldPtdLayout(flatbuffer)) {
-    Report(sink, rules::kPtdOldLayout, *ReadLE<uint32_t>(file, 0), "",
-           "the root table has a field 3: this is the FlatTensor layout before 2025-06 "
-           "(tensor_alignment, tensors, segments), which shares the FT01 identifier");
+    sink.Report(rules::kPtdOldLayout, LocationAt(*ReadLE<uint32_t>(file, 0), ""),
+                "the root table has a field 3: this is the FlatTensor layout before 2025-06 "
+                "(tensor_alignment, tensors, segments), which shares the FT01 identifier");
     return nullptr;
   }
   if (!VerifyFlatTensor(flatbuffer, limits, sink)) return nullptr;
@@ -226,8 +227,8 @@ const flat_tensor_flatbuffer::FlatTensor* ValidatePtd(ByteView file, const Limit
        {std::pair<const void*, const char*>{root->segments(), "segments"},
         {root->named_data(), "named_data"}}) {
     if (field != nullptr) continue;
-    Report(sink, rules::kPtdFieldMissing, *ReadLE<uint32_t>(file, 0), name,
-           Str("the FlatTensor has no ", name, " vector"));
+    sink.Report(rules::kPtdFieldMissing, LocationAt(*ReadLE<uint32_t>(file, 0), name),
+                Str("the FlatTensor has no ", name, " vector"));
     complete = false;
   }
   if (!complete) return nullptr;
