@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "validators/core/format.h"
+#include "validators/core/report.h"
 #include "validators/core/text.h"
 
 namespace accelcheck::conformance {
@@ -46,22 +47,6 @@ bool WriteBytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
   return static_cast<bool>(out);
-}
-
-std::string Expectation(Category category) {
-  switch (category) {
-    case Category::kMalformed:
-      return "malformed";
-    case Category::kInvalid:
-      return "invalid";
-    case Category::kUnsupported:
-      return "unsupported";
-    case Category::kLimit:
-      return "limit";
-    case Category::kInternal:
-      return "internal";
-  }
-  return "invalid";
 }
 
 std::string Describe(const DiagnosticSink& sink) {
@@ -144,33 +129,6 @@ CaseResult RunCase(const fs::path& dir, const json& c, const std::vector<const F
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
-}
-
-std::string XmlEscape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') {
-          out += ' ';
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -257,7 +215,7 @@ bool WriteNegativeCases(const fs::path& folder, const Provider& provider,
     const Mutated& mutated = std::get<AppliedCase>(applied).mutated;
     if (!WriteFiles(folder, mutated.files, error)) return false;
     json c = {{"id", rule},         {"format", format},
-              {"base", base->name}, {"expect", Expectation(mutation.rule->category)},
+              {"base", base->name}, {"expect", CategoryName(mutation.rule->category)},
               {"rule", rule},       {"location", {{"path", mutated.path}, {"offset", nullptr}}}};
     AddFiles(c, format, NamesOf(mutated.files), mutated.companions);
     if (!mutation.also.empty()) {
@@ -306,12 +264,13 @@ std::string SuiteJunit(const SuiteResult& result) {
   out += Str("  <testsuite name=\"conformance\" tests=\"", result.cases.size(), "\" failures=\"",
              result.failed(), "\" time=\"", total, "\">\n");
   for (const CaseResult& c : result.cases) {
-    out += Str("    <testcase classname=\"", XmlEscape(c.format), "\" name=\"", XmlEscape(c.id),
-               "\" time=\"", c.seconds, "\"");
+    out += Str("    <testcase classname=\"", XmlEscape(c.format, true), "\" name=\"",
+               XmlEscape(c.id, true), "\" time=\"", c.seconds, "\"");
     if (c.passed) {
       out += "/>\n";
     } else {
-      out += Str(">\n      <failure message=\"", XmlEscape(c.detail), "\"/>\n    </testcase>\n");
+      out +=
+          Str(">\n      <failure message=\"", XmlEscape(c.detail, true), "\"/>\n    </testcase>\n");
     }
   }
   out += "  </testsuite>\n</testsuites>\n";

@@ -91,8 +91,9 @@ class ManifestDecoder : public JsonDecoder {
   void ReportLegacy(const JsonKeys<N>& keys, uint64_t seen, uint64_t legacy, uint64_t at);
   std::optional<DataType> DataTypeValue();
   void Prog(tensil::Model* m);
-  void FileEntries(std::vector<FileEntry>* entries);
-  void IoEntries(std::vector<IoEntry>* entries);
+  // A list of {<name key>, base, size} entries: consts, inputs, outputs.
+  template <typename Entry>
+  void Entries(const JsonKeys<3>& keys, JsonKeyOrder& order, std::vector<Entry>* entries);
 
   ValueOffsets& offsets_;
   JsonKeyOrder arch_order_, model_order_, prog_order_, file_order_, io_order_;
@@ -200,38 +201,22 @@ void ManifestDecoder::Prog(tensil::Model* m) {
   ReportLegacy(kProgKeys, seen, KeyBits({1}), at);
 }
 
-void ManifestDecoder::FileEntries(std::vector<FileEntry>* entries) {
-  Elements("an array", [&](size_t) {
-    Mark();
-    if (!ExpectObject("an object")) return;
-    const uint64_t at = reader_.offset();
-    std::optional<std::string> file;
-    std::optional<uint64_t> base, size;
-    const uint64_t seen = Fields(kFileKeys, file_order_, [&](int field) {
-      Mark();
-      if (field == 0) file = Text();
-      if (field == 1) base = Unsigned(kMaxLong);
-      if (field == 2) size = Unsigned(kMaxLong);
-    });
-    RequireKeys(kFileKeys, seen, KeyBits({0, 1, 2}), at, "the entry");
-    if (file && base && size) entries->push_back({*file, *base, *size});
-  });
-}
-
-void ManifestDecoder::IoEntries(std::vector<IoEntry>* entries) {
+template <typename Entry>
+void ManifestDecoder::Entries(const JsonKeys<3>& keys, JsonKeyOrder& order,
+                              std::vector<Entry>* entries) {
   Elements("an array", [&](size_t) {
     Mark();
     if (!ExpectObject("an object")) return;
     const uint64_t at = reader_.offset();
     std::optional<std::string> name;
     std::optional<uint64_t> base, size;
-    const uint64_t seen = Fields(kIoKeys, io_order_, [&](int field) {
+    const uint64_t seen = Fields(keys, order, [&](int field) {
       Mark();
       if (field == 0) name = Text();
       if (field == 1) base = Unsigned(kMaxLong);
       if (field == 2) size = Unsigned(kMaxLong);
     });
-    RequireKeys(kIoKeys, seen, KeyBits({0, 1, 2}), at, "the entry");
+    RequireKeys(keys, seen, KeyBits({0, 1, 2}), at, "the entry");
     if (name && base && size) entries->push_back({*name, *base, *size});
   });
 }
@@ -249,13 +234,13 @@ void ManifestDecoder::Model(tensil::Model* m, DecodedArchitecture* arch) {
         Prog(m);
         break;
       case 2:
-        FileEntries(&m->consts);
+        Entries(kFileKeys, file_order_, &m->consts);
         break;
       case 3:
-        IoEntries(&m->inputs);
+        Entries(kIoKeys, io_order_, &m->inputs);
         break;
       case 4:
-        IoEntries(&m->outputs);
+        Entries(kIoKeys, io_order_, &m->outputs);
         break;
       case 5:
         *arch = Architecture();
