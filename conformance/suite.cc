@@ -35,7 +35,8 @@ int SuiteResult::failed() const { return static_cast<int>(cases.size()) - passed
 bool PathMatches(const std::string& reported, const std::string& expected) {
   if (expected.empty()) return true;
   if (reported.compare(0, expected.size(), expected) != 0) return false;
-  // Object paths nest with '.' and '[', JSON pointers (gemini) with '/'.
+  // Paths of binary formats nest with '.' and '[', JSON pointers with '/' (docs/ARCHITECTURE.md
+  // "Diagnostics").
   return reported.size() == expected.size() || reported[expected.size()] == '.' ||
          reported[expected.size()] == '[' || reported[expected.size()] == '/';
 }
