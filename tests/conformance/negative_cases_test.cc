@@ -119,5 +119,16 @@ INSTANTIATE_TEST_SUITE_P(Rules, NegativeCase, ::testing::ValuesIn(AllRuleCases()
                            return FileId(rule_case.param.mutation->rule->id);
                          });
 
+// Every rule of every format's table has a case, so every rule has its
+// negative test above.
+TEST(NegativeCases, EveryRuleOfEveryFormatHasACase) {
+  for (const FormatEntry& entry : Formats()) {
+    ASSERT_NE(entry.conformance, nullptr) << entry.id() << " has no conformance provider";
+    for (const Rule* rule : entry.validator.rules()) {
+      EXPECT_NE(entry.conformance->FindCase(rule->id), nullptr) << rule->id << " has no case";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace accelcheck::conformance
