@@ -95,6 +95,23 @@ TEST(JsonDecoder, AFractionOrAHugeIntegerIsOutOfRange) {
   EXPECT_EQ(sink.diagnostics()[1].rule, &kRange);
 }
 
+TEST(JsonDecoder, RecordedOffsetsLocateValuesAfterDecoding) {
+  DiagnosticSink sink(Profile{}, "p.json");
+  JsonDecoder decoder(Text(R"({"x": 1,  "y": 22})"), Limits{}, sink, kRules);
+  static constexpr JsonKeys<2> kKeys = {"x", "y"};
+  JsonKeyOrder order;
+  JsonOffsets offsets;
+  ASSERT_TRUE(decoder.ExpectObject("a point"));
+  decoder.Fields(kKeys, order, [&](int) {
+    decoder.RecordOffset(offsets);
+    decoder.reader().Skip();
+  });
+  EXPECT_TRUE(decoder.Finish());
+  EXPECT_EQ(offsets.At("/y").offset, 15u);
+  EXPECT_EQ(offsets.At("/y").path, "/y");
+  EXPECT_FALSE(offsets.At("/z").offset.has_value());
+}
+
 TEST(JsonDecoder, SyntaxErrorsAndTheDepthLimitEndDecoding) {
   DiagnosticSink syntax(Profile{}, "p.json");
   DecodePoint(R"({"x": 1,)", syntax);

@@ -4,6 +4,13 @@
 
 namespace accelcheck {
 
+Location JsonOffsets::At(std::string pointer) const {
+  Location location;
+  if (const auto it = offsets_.find(pointer); it != offsets_.end()) location.offset = it->second;
+  location.path = std::move(pointer);
+  return location;
+}
+
 bool JsonDecoder::ExpectKind(JsonKind want, std::string_view what) {
   const JsonKind kind = reader_.Peek();
   if (kind == want || reader_.failed()) return kind == want;

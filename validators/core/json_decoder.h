@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -71,6 +72,19 @@ constexpr uint64_t KeyBits(std::initializer_list<int> indices) {
   return mask;
 }
 
+// Where each value of a small decoded document was, by JSON pointer, so that
+// the checks that run after decoding report at the value's bytes.
+class JsonOffsets {
+ public:
+  void Record(std::string pointer, uint64_t offset) { offsets_[std::move(pointer)] = offset; }
+  // The location of the value at `pointer`, without an offset when the
+  // document has no such value.
+  Location At(std::string pointer) const;
+
+ private:
+  std::map<std::string, uint64_t, std::less<>> offsets_;
+};
+
 class JsonDecoder {
  public:
   JsonDecoder(ByteView text, const Limits& limits, DiagnosticSink& sink,
@@ -83,6 +97,11 @@ class JsonDecoder {
   // The location of the value about to be read (after Peek) and its pointer.
   Location Here(std::optional<uint64_t> length = std::nullopt) const {
     return Location{reader_.offset(), length, reader_.Pointer()};
+  }
+  // Records in `offsets` where the value about to be read is.
+  void RecordOffset(JsonOffsets& offsets) {
+    reader_.Peek();
+    offsets.Record(reader_.Pointer(), reader_.offset());
   }
   // Reports `rule` at the value about to be read.
   void Report(const Rule& rule, std::string message) {

@@ -51,7 +51,7 @@ struct DecodedArchitecture {
 
 class ManifestDecoder : public JsonDecoder {
  public:
-  ManifestDecoder(ByteView bytes, const Limits& limits, DiagnosticSink& sink, ValueOffsets& offsets)
+  ManifestDecoder(ByteView bytes, const Limits& limits, DiagnosticSink& sink, JsonOffsets& offsets)
       : JsonDecoder(bytes, limits, sink, kSchemaRules), offsets_(offsets) {}
 
   // The top-level value must be an object: anything else is not a Tensil
@@ -72,11 +72,7 @@ class ManifestDecoder : public JsonDecoder {
   void Model(tensil::Model* m, DecodedArchitecture* arch);
 
  private:
-  // Records where the value about to be read is.
-  void Mark() {
-    reader_.Peek();
-    offsets_.Record(reader_.Pointer(), reader_.offset());
-  }
+  void Mark() { RecordOffset(offsets_); }
   // An integer in [0, max]. A negative one is returned in `negative` when
   // the caller gives it (the architecture reports it as not positive).
   std::optional<uint64_t> Unsigned(uint64_t max, std::optional<int64_t>* negative = nullptr);
@@ -95,7 +91,7 @@ class ManifestDecoder : public JsonDecoder {
   template <typename Entry>
   void Entries(const JsonKeys<3>& keys, JsonKeyOrder& order, std::vector<Entry>* entries);
 
-  ValueOffsets& offsets_;
+  JsonOffsets& offsets_;
   JsonKeyOrder arch_order_, model_order_, prog_order_, file_order_, io_order_;
 };
 
@@ -258,7 +254,7 @@ void ManifestDecoder::Model(tensil::Model* m, DecodedArchitecture* arch) {
 
 // Where the architecture's keys are: "" in a .tarch, "/arch" in a .tmodel.
 struct ArchPlace {
-  const ValueOffsets& offsets;
+  const JsonOffsets& offsets;
   std::string_view object;
   Location At(std::string_view key) const { return offsets.At(Pointer(object, key)); }
 };
@@ -442,14 +438,6 @@ std::string_view AsText(ByteView bytes) {
 
 }  // namespace
 
-Location ValueOffsets::At(std::string pointer) const {
-  const auto it = offsets_.find(pointer);
-  Location location;
-  if (it != offsets_.end()) location.offset = it->second;
-  location.path = std::move(pointer);
-  return location;
-}
-
 bool LooksLikeTensilJson(ByteView bytes) {
   // Manifests and architectures are a few KB with their keys near the top:
   // looking further would make detection scan every large JSON document.
@@ -476,7 +464,7 @@ bool IsModelDocument(ByteView bytes, const Limits& limits) {
 
 std::optional<Architecture> DecodeArchitectureDocument(ByteView bytes, const Limits& limits,
                                                        DiagnosticSink& sink) {
-  ValueOffsets offsets;
+  JsonOffsets offsets;
   ManifestDecoder decoder(bytes, limits, sink, offsets);
   DecodedArchitecture decoded;
   decoded.complete = false;

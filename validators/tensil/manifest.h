@@ -3,12 +3,12 @@
 // checks on their values (§7.1, §7.2).
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "validators/core/bytes.h"
+#include "validators/core/json_decoder.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
 #include "validators/tensil/arch.h"
@@ -27,19 +27,6 @@ struct IoEntry {
   uint64_t size = 0;
 };
 
-// Where each value of a decoded document was, by JSON pointer, so that the
-// checks after decoding report at the value's bytes.
-class ValueOffsets {
- public:
-  void Record(std::string pointer, uint64_t offset) { offsets_[std::move(pointer)] = offset; }
-  // The location of the value at `pointer` (without an offset when the
-  // document has no such value).
-  Location At(std::string pointer) const;
-
- private:
-  std::map<std::string, uint64_t, std::less<>> offsets_;
-};
-
 struct Model {
   std::string name;
   std::string prog_file;
@@ -48,7 +35,7 @@ struct Model {
   std::vector<IoEntry> inputs, outputs;
   Architecture arch;
   bool load_consts_to_local = false;
-  ValueOffsets offsets;
+  JsonOffsets offsets;  // of every value decoded
 };
 
 // True for a JSON object that names the architecture keys: how .tarch and
