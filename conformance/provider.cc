@@ -34,12 +34,4 @@ std::string FileId(std::string_view rule_id) {
   return s;
 }
 
-const Provider* FindProvider(const std::vector<const Provider*>& providers,
-                             std::string_view format_id) {
-  for (const Provider* provider : providers) {
-    if (provider->format() == format_id) return provider;
-  }
-  return nullptr;
-}
-
 }  // namespace accelcheck::conformance

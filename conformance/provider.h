@@ -104,7 +104,4 @@ OrDeclined<AppliedCase> ApplyToFirstBase(const MutationCase& mutation,
 // A rule id as a file or test name: "pte.plan.name" is "pte_plan_name".
 std::string FileId(std::string_view rule_id);
 
-const Provider* FindProvider(const std::vector<const Provider*>& providers,
-                             std::string_view format_id);
-
 }  // namespace accelcheck::conformance
