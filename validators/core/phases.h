@@ -30,4 +30,22 @@ bool RunPasses(std::span<void (*const)(const State&)> passes, const State& state
   return true;
 }
 
+// Passes in groups: the passes of a group rely only on what the earlier
+// groups checked, so all of them run and report; the next group runs only
+// when the group left the blocking count unchanged. True when every group ran.
+template <typename State>
+using PassGroup = std::span<void (*const)(const State&)>;
+
+template <typename State>
+bool RunPassGroups(std::span<const PassGroup<State>> groups, const State& state,
+                   const ValidateContext& context, DiagnosticSink& sink) {
+  for (const PassGroup<State> group : groups) {
+    if (sink.full() || OutOfTime(context, sink)) return false;
+    const uint64_t before = sink.blocking_count();
+    for (const auto pass : group) pass(state);
+    if (sink.blocking_count() != before) return false;
+  }
+  return true;
+}
+
 }  // namespace accelcheck

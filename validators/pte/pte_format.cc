@@ -53,6 +53,28 @@ std::optional<Companion> LoadCompanion(const ValidateContext& context) {
   return companion;
 }
 
+// One plan with the facts its passes share.
+struct PlanState {
+  const ProgramContext& ctx;
+  const fb::ExecutionPlan& plan;
+  uint32_t p;
+  PlanFacts& facts;
+};
+
+// The structure, values, tensors and instructions of a plan rely only on its
+// facts and run together; the memory plan follows indices and sizes, so it
+// runs only on a plan the others found clean.
+constexpr void (*kPlanChecks[])(const PlanState&) = {
+    [](const PlanState& s) { ValidatePlan(s.ctx, s.plan, s.p, s.facts); },
+    [](const PlanState& s) { ValidateValues(s.ctx, s.plan, s.p, s.facts); },
+    [](const PlanState& s) { ValidateTensors(s.ctx, s.plan, s.p, s.facts); },
+    [](const PlanState& s) { ValidateInstructions(s.ctx, s.plan, s.p, s.facts); },
+};
+constexpr void (*kMemoryPlanCheck[])(const PlanState&) = {
+    [](const PlanState& s) { ValidateMemoryPlan(s.ctx, s.plan, s.p, s.facts); },
+};
+constexpr PassGroup<PlanState> kPlanPasses[] = {kPlanChecks, kMemoryPlanCheck};
+
 // decode -> verify -> program tables -> per plan: structure, values,
 // tensors, instructions -> whole-program memory plan (docs/ARCHITECTURE.md "Phases").
 void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
@@ -80,14 +102,7 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
     PlanFacts facts = GatherPlanFacts(ctx, plan, p);
     // Misaligned list items cannot be read: no pass of this plan runs then.
     if (sink.blocking_count() != before) continue;
-    ValidatePlan(ctx, plan, p, facts);
-    ValidateValues(ctx, plan, p, facts);
-    ValidateTensors(ctx, plan, p, facts);
-    ValidateInstructions(ctx, plan, p, facts);
-    // The memory plan pass follows indices and sizes: only on a clean plan.
-    if (sink.blocking_count() == before && !OutOfTime(context, sink)) {
-      ValidateMemoryPlan(ctx, plan, p, facts);
-    }
+    RunPassGroups<PlanState>(kPlanPasses, PlanState{ctx, plan, p, facts}, context, sink);
   }
 }
 
