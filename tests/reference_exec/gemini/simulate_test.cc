@@ -6,7 +6,7 @@
 
 #include "reference_exec/gemini/load.h"
 #include "reference_exec/gemini/simulate.h"
-#include "tests/gemini/fixture.h"
+#include "tests/validators/gemini/fixture.h"
 #include "validators/gemini/decode.h"
 
 namespace accelcheck::gemini {

@@ -11,7 +11,7 @@
 #include "conformance/tensil/bundle.h"
 #include "conformance/tensil/mutate.h"
 #include "tests/support/describe.h"
-#include "tests/tensil/fixture.h"
+#include "tests/validators/tensil/fixture.h"
 #include "validators/tensil/rules.h"
 #include "validators/tensil/tensil_format.h"
 

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/tensil/fixture.h"
+#include "tests/validators/tensil/fixture.h"
 #include "validators/core/core_rules.h"
 #include "validators/tensil/rules.h"
 

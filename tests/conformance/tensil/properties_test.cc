@@ -11,9 +11,9 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-#include "fixture.h"
 #include "reference_exec/tensil/emulator.h"
 #include "reference_exec/tensil/run_model.h"
+#include "tests/validators/tensil/fixture.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/instruction.h"
 

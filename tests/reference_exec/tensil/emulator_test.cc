@@ -17,7 +17,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "reference_exec/tensil/run_model.h"
-#include "tests/tensil/fixture.h"
+#include "tests/validators/tensil/fixture.h"
 #include "validators/tensil/instruction.h"
 
 namespace accelcheck::tensil {

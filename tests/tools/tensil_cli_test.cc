@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "tests/tensil/fixture.h"
 #include "tests/tools/tool_runner.h"
+#include "tests/validators/tensil/fixture.h"
 #include "validators/core/npy.h"
 
 namespace accelcheck::tensil {

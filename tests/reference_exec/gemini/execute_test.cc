@@ -10,7 +10,7 @@
 
 #include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/load.h"
-#include "tests/gemini/fixture.h"
+#include "tests/validators/gemini/fixture.h"
 #include "validators/gemini/decode.h"
 
 namespace accelcheck::gemini {

@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "conformance/gemini/cases.h"
-#include "tests/gemini/fixture.h"
 #include "tests/support/describe.h"
 #include "tests/support/temp.h"
+#include "tests/validators/gemini/fixture.h"
 #include "validators/core/core_rules.h"
 #include "validators/gemini/decode.h"
 #include "validators/gemini/gemini_format.h"
