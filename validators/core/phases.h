@@ -16,20 +16,6 @@ namespace accelcheck {
 // out; true then, and the caller stops.
 bool OutOfTime(const ValidateContext& context, DiagnosticSink& sink);
 
-// Runs `passes` over `state` in order while each leaves the blocking count
-// unchanged, the sink has room and the budget lasts. True when every pass ran.
-template <typename State>
-bool RunPasses(std::span<void (*const)(const State&)> passes, const State& state,
-               const ValidateContext& context, DiagnosticSink& sink) {
-  for (const auto pass : passes) {
-    if (sink.full() || OutOfTime(context, sink)) return false;
-    const uint64_t before = sink.blocking_count();
-    pass(state);
-    if (sink.blocking_count() != before) return false;
-  }
-  return true;
-}
-
 // Passes in groups: the passes of a group rely only on what the earlier
 // groups checked, so all of them run and report; the next group runs only
 // when the group left the blocking count unchanged. True when every group ran.
@@ -44,6 +30,19 @@ bool RunPassGroups(std::span<const PassGroup<State>> groups, const State& state,
     const uint64_t before = sink.blocking_count();
     for (const auto pass : group) pass(state);
     if (sink.blocking_count() != before) return false;
+  }
+  return true;
+}
+
+// Runs `passes` over `state` in order while each leaves the blocking count
+// unchanged, the sink has room and the budget lasts: groups of one pass.
+// True when every pass ran.
+template <typename State>
+bool RunPasses(std::span<void (*const)(const State&)> passes, const State& state,
+               const ValidateContext& context, DiagnosticSink& sink) {
+  for (const auto& pass : passes) {
+    const PassGroup<State> one(&pass, 1);
+    if (!RunPassGroups<State>(std::span(&one, 1), state, context, sink)) return false;
   }
   return true;
 }

@@ -14,9 +14,6 @@ namespace accelcheck::gemini {
 
 namespace {
 
-template <size_t N>
-using Keys = JsonKeys<N>;
-
 // How the IR's decoding problems are reported (docs/formats/gemini.md §4).
 const JsonSchemaRules kSchemaRules{&rules::kJsonSyntax,       &rules::kSchemaType,
                                    &rules::kJsonNumberRange,  &rules::kSchemaMissingKey,
@@ -54,7 +51,7 @@ class Decoder : public JsonDecoder {
   bool RangePair(Range* out);  // [[lower], [upper]]
 
   template <size_t N, typename F>
-  uint64_t Fields(const Keys<N>& keys, ObjectKind kind, F&& read) {
+  uint64_t Fields(const JsonKeys<N>& keys, ObjectKind kind, F&& read) {
     return JsonDecoder::Fields(keys, key_orders_[static_cast<size_t>(kind)], std::forward<F>(read));
   }
 
@@ -122,11 +119,9 @@ bool Decoder::RangePair(Range* out) {
   return ok;
 }
 
-constexpr uint64_t Bits(std::initializer_list<int> indices) { return KeyBits(indices); }
-
 // Reads a string field whose value must be one of `names`; returns the index.
 template <size_t N>
-std::optional<size_t> EnumIndex(const Keys<N>& names, std::string_view value) {
+std::optional<size_t> EnumIndex(const JsonKeys<N>& names, std::string_view value) {
   const int index = JsonKeyIndex(names, value);
   if (index < 0) return std::nullopt;
   return static_cast<size_t>(index);
@@ -135,7 +130,7 @@ std::optional<size_t> EnumIndex(const Keys<N>& names, std::string_view value) {
 // ---- DRAM ------------------------------------------------------------------
 
 void Decoder::DestinationEntry(Destination* d) {
-  static constexpr Keys<4> kKeys = {"core_id", "type", "workload_id", "layer_name"};
+  static constexpr JsonKeys<4> kKeys = {"core_id", "type", "workload_id", "layer_name"};
   if (!ExpectKind(JsonKind::kObject, "a destination object")) return;
   const uint64_t at = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kDestination, [&](int field) {
@@ -146,7 +141,7 @@ void Decoder::DestinationEntry(Destination* d) {
       case 1: {
         std::string_view type;
         if (!String(&type)) break;
-        static constexpr Keys<2> kTypes = {"core", "DRAM"};
+        static constexpr JsonKeys<2> kTypes = {"core", "DRAM"};
         const auto index = EnumIndex(kTypes, type);
         if (!index) {
           Report(rules::kSchemaEnum,
@@ -164,14 +159,14 @@ void Decoder::DestinationEntry(Destination* d) {
         break;
     }
   });
-  uint64_t required = Bits({0, 1});
-  if (d->type == DestinationType::kCore) required |= Bits({2});
+  uint64_t required = KeyBits({0, 1});
+  if (d->type == DestinationType::kCore) required |= KeyBits({2});
   RequireKeys(kKeys, seen, required, at, "destination");
 }
 
 void Decoder::DramInEntry(DramIn* in) {
-  static constexpr Keys<7> kKeys = {"core_id", "workload_id", "layer_name",   "lower",
-                                    "upper",   "transfer_id", "related_ofmap"};
+  static constexpr JsonKeys<7> kKeys = {"core_id", "workload_id", "layer_name",   "lower",
+                                        "upper",   "transfer_id", "related_ofmap"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM in object")) return;
   in->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kDramIn, [&](int field) {
@@ -200,12 +195,12 @@ void Decoder::DramInEntry(DramIn* in) {
     }
   });
   // related_ofmap is absent on network outputs (docs/formats/gemini.md §2.1).
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), in->offset, "DRAM in entry");
+  RequireKeys(kKeys, seen, KeyBits({0, 1, 2, 3, 4, 5}), in->offset, "DRAM in entry");
 }
 
 void Decoder::DramOutEntry(DramOut* out) {
-  static constexpr Keys<7> kKeys = {"transfer_id", "type",          "lower",      "upper",
-                                    "size",        "related_ifmap", "destination"};
+  static constexpr JsonKeys<7> kKeys = {"transfer_id", "type",          "lower",      "upper",
+                                        "size",        "related_ifmap", "destination"};
   if (!ExpectKind(JsonKind::kObject, "a DRAM out object")) return;
   out->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kDramOut, [&](int field) {
@@ -243,11 +238,11 @@ void Decoder::DramOutEntry(DramOut* out) {
         break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6}), out->offset, "DRAM out entry");
+  RequireKeys(kKeys, seen, KeyBits({0, 1, 2, 3, 4, 5, 6}), out->offset, "DRAM out entry");
 }
 
 void Decoder::Dram() {
-  static constexpr Keys<2> kKeys = {"in", "out"};
+  static constexpr JsonKeys<2> kKeys = {"in", "out"};
   if (!ExpectKind(JsonKind::kObject, "the DRAM object")) return;
   ir_.dram_offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kDram, [&](int field) {
@@ -257,14 +252,14 @@ void Decoder::Dram() {
       List(&ir_.dram_out, [this](DramOut* out) { DramOutEntry(out); });
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1}), ir_.dram_offset, "the DRAM object \"-1\"");
+  RequireKeys(kKeys, seen, KeyBits({0, 1}), ir_.dram_offset, "the DRAM object \"-1\"");
 }
 
 // ---- Workloads -------------------------------------------------------------
 
 void Decoder::SourceEntry(Source* s) {
-  static constexpr Keys<7> kKeys = {"core_id", "layer_name",  "lower", "upper",
-                                    "size",    "transfer_id", "type"};
+  static constexpr JsonKeys<7> kKeys = {"core_id", "layer_name",  "lower", "upper",
+                                        "size",    "transfer_id", "type"};
   if (!ExpectKind(JsonKind::kObject, "a source object")) return;
   s->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kSource, [&](int field) {
@@ -302,16 +297,16 @@ void Decoder::SourceEntry(Source* s) {
       }
     }
   });
-  uint64_t required = Bits({0, 2, 3, 4, 5, 6});
-  if (s->type == SourceType::kCore) required |= Bits({1});
+  uint64_t required = KeyBits({0, 2, 3, 4, 5, 6});
+  if (s->type == SourceType::kCore) required |= KeyBits({1});
   RequireKeys(kKeys, seen, required, s->offset, "source");
 }
 
 void Decoder::BufferEntryObject(BufferEntry* e) {
-  static constexpr Keys<15> kKeys = {"address",     "align",        "bitwidth",    "lower",
-                                     "upper",       "size",         "tensor_id",   "tensor_order",
-                                     "type",        "layer_name",   "newly_added", "source",
-                                     "transfer_id", "cur_wl_ifmap", "start_send"};
+  static constexpr JsonKeys<15> kKeys = {
+      "address",     "align",     "bitwidth",     "lower",        "upper",
+      "size",        "tensor_id", "tensor_order", "type",         "layer_name",
+      "newly_added", "source",    "transfer_id",  "cur_wl_ifmap", "start_send"};
   if (!ExpectKind(JsonKind::kObject, "a buffer entry object")) return;
   e->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kBufferEntry, [&](int field) {
@@ -343,7 +338,7 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
       case 8: {
         std::string_view type;
         if (!String(&type)) break;
-        static constexpr Keys<3> kTypes = {"ifmap", "ofmap", "weight"};
+        static constexpr JsonKeys<3> kTypes = {"ifmap", "ofmap", "weight"};
         const auto index = EnumIndex(kTypes, type);
         if (!index) {
           Report(rules::kSchemaEnum,
@@ -380,25 +375,25 @@ void Decoder::BufferEntryObject(BufferEntry* e) {
   });
   // Three key sets (docs/formats/gemini.md §2.2): ifmap, weight (+layer_name), and
   // ofmap store entries (layer_name, start_send; no source or transfer_id).
-  uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7, 8});
+  uint64_t required = KeyBits({0, 1, 2, 3, 4, 5, 6, 7, 8});
   switch (e->type) {
     case EntryType::kIfmap:
-      required |= Bits({10, 11, 12});
+      required |= KeyBits({10, 11, 12});
       break;
     case EntryType::kWeight:
-      required |= Bits({9, 10, 11, 12});
+      required |= KeyBits({9, 10, 11, 12});
       break;
     case EntryType::kOfmap:
-      required |= Bits({9, 14});
+      required |= KeyBits({9, 14});
       break;
   }
   RequireKeys(kKeys, seen, required, e->offset, "buffer entry");
 }
 
 void Decoder::Wl0EntryObject(Wl0Entry* e) {
-  static constexpr Keys<10> kKeys = {"address", "align",  "bitwidth",     "layer_name",
-                                     "size",    "source", "tensor_order", "transfer_id",
-                                     "lower",   "upper"};
+  static constexpr JsonKeys<10> kKeys = {"address", "align",  "bitwidth",     "layer_name",
+                                         "size",    "source", "tensor_order", "transfer_id",
+                                         "lower",   "upper"};
   if (!ExpectKind(JsonKind::kObject, "a WL0 entry object")) return;
   e->offset = reader_.offset();
   Range range;
@@ -446,15 +441,16 @@ void Decoder::Wl0EntryObject(Wl0Entry* e) {
         break;
     }
   });
-  uint64_t required = Bits({0, 1, 2, 3, 4, 5, 6, 7});
+  uint64_t required = KeyBits({0, 1, 2, 3, 4, 5, 6, 7});
   // lower and upper come together or not at all (the description's example has neither).
-  if (seen & Bits({8, 9})) required |= Bits({8, 9});
+  if (seen & KeyBits({8, 9})) required |= KeyBits({8, 9});
   RequireKeys(kKeys, seen, required, e->offset, "WL0 entry");
-  if ((seen & Bits({8, 9})) == Bits({8, 9})) e->range = range;
+  if ((seen & KeyBits({8, 9})) == KeyBits({8, 9})) e->range = range;
 }
 
 void Decoder::IfmapEntry(Ifmap* f) {
-  static constexpr Keys<6> kKeys = {"align", "bitwidth", "lower", "upper", "size", "transfer_id"};
+  static constexpr JsonKeys<6> kKeys = {"align", "bitwidth", "lower",
+                                        "upper", "size",     "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "an ifmap object")) return;
   f->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kIfmap, [&](int field) {
@@ -479,11 +475,11 @@ void Decoder::IfmapEntry(Ifmap* f) {
         break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5}), f->offset, "ifmap");
+  RequireKeys(kKeys, seen, KeyBits({0, 1, 2, 3, 4, 5}), f->offset, "ifmap");
 }
 
 void Decoder::OfmapEntry(Ofmap* f) {
-  static constexpr Keys<5> kKeys = {"destination", "lower", "upper", "size", "transfer_id"};
+  static constexpr JsonKeys<5> kKeys = {"destination", "lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "an ofmap object")) return;
   f->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kOfmap, [&](int field) {
@@ -505,11 +501,11 @@ void Decoder::OfmapEntry(Ofmap* f) {
         break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4}), f->offset, "ofmap");
+  RequireKeys(kKeys, seen, KeyBits({0, 1, 2, 3, 4}), f->offset, "ofmap");
 }
 
 void Decoder::WeightObject(Weight* w) {
-  static constexpr Keys<4> kKeys = {"lower", "upper", "size", "transfer_id"};
+  static constexpr JsonKeys<4> kKeys = {"lower", "upper", "size", "transfer_id"};
   if (!ExpectKind(JsonKind::kObject, "a weight object")) return;
   w->offset = reader_.offset();
   const uint64_t seen = Fields(kKeys, ObjectKind::kWeight, [&](int field) {
@@ -528,11 +524,11 @@ void Decoder::WeightObject(Weight* w) {
         break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3}), w->offset, "weight");
+  RequireKeys(kKeys, seen, KeyBits({0, 1, 2, 3}), w->offset, "weight");
 }
 
 void Decoder::TileObject(Tile* t) {
-  static constexpr Keys<15> kKeys = {
+  static constexpr JsonKeys<15> kKeys = {
       "ifmap_lower",       "ifmap_upper",  "ofmap_lower",  "ofmap_upper",   "single_tile_time_pred",
       "tile_padding_tblr", "ifmap_lower2", "ifmap_upper2", "act_mini_tile", "ci_cut_num",
       "cut_mode",          "layer_name",   "loop_order",   "mtc0_mtk0",     "out_mini_tile"};
@@ -576,7 +572,7 @@ void Decoder::TileObject(Tile* t) {
         std::string_view mode;
         if (!String(&mode)) break;
         // KN appears in resnet34_b16 besides the KC/KH/KW/KK of the notes.
-        static constexpr Keys<5> kModes = {"KC", "KH", "KW", "KK", "KN"};
+        static constexpr JsonKeys<5> kModes = {"KC", "KH", "KW", "KK", "KN"};
         if (!EnumIndex(kModes, mode))
           Report(rules::kSchemaEnum,
                  Str("cut_mode ", Quoted(mode), " is not KC, KH, KW, KK or KN"));
@@ -600,14 +596,14 @@ void Decoder::TileObject(Tile* t) {
         break;
     }
   });
-  uint64_t required = Bits({0, 1, 2, 3, 4, 5});
-  if (seen & Bits({6, 7})) required |= Bits({6, 7});
+  uint64_t required = KeyBits({0, 1, 2, 3, 4, 5});
+  if (seen & KeyBits({6, 7})) required |= KeyBits({6, 7});
   // The pe tile keys come as one set (docs/formats/gemini.md §2.2).
-  constexpr uint64_t kPeKeys = Bits({8, 9, 10, 11, 12, 13, 14});
+  constexpr uint64_t kPeKeys = KeyBits({8, 9, 10, 11, 12, 13, 14});
   if (seen & kPeKeys) required |= kPeKeys;
   RequireKeys(kKeys, seen, required, t->offset, "tile");
   t->has_pe_fields = (seen & kPeKeys) == kPeKeys;
-  if ((seen & Bits({6, 7})) == Bits({6, 7})) t->ifmap2 = ifmap2;
+  if ((seen & KeyBits({6, 7})) == KeyBits({6, 7})) t->ifmap2 = ifmap2;
 }
 
 // tile_info: {"tile_num_0": {...}, ...}; the key check is I-W2.
@@ -698,7 +694,7 @@ void Decoder::Rings(std::vector<std::pair<int64_t, int64_t>>* rings) {
 }
 
 void Decoder::WorkloadObject(Workload* w) {
-  static constexpr Keys<15> kKeys = {
+  static constexpr JsonKeys<15> kKeys = {
       "workload_id", "layer_name",        "layer_type",       "workload", "ofmap_size", "time",
       "tile_info",   "tile_padding_tblr", "ring_buffer_info", "ifmap",    "ofmap",      "buffer",
       "weight",      "wl0_buffer",        "wl1_buffer"};
@@ -715,7 +711,7 @@ void Decoder::WorkloadObject(Workload* w) {
       case 2: {
         std::string_view type;
         if (!String(&type)) break;
-        static constexpr Keys<3> kTypes = {"pe", "vp", "dt"};
+        static constexpr JsonKeys<3> kTypes = {"pe", "vp", "dt"};
         const auto index = EnumIndex(kTypes, type);
         if (!index) {
           Report(rules::kSchemaEnum, Str("layer_type ", Quoted(type), " is not pe, vp or dt"));
@@ -766,9 +762,9 @@ void Decoder::WorkloadObject(Workload* w) {
         break;
     }
   });
-  RequireKeys(kKeys, seen, Bits({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), w->offset, "workload");
-  const uint64_t wl_keys = seen & Bits({13, 14});
-  if (wl_keys == Bits({13, 14})) {
+  RequireKeys(kKeys, seen, KeyBits({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), w->offset, "workload");
+  const uint64_t wl_keys = seen & KeyBits({13, 14});
+  if (wl_keys == KeyBits({13, 14})) {
     sink_.Report(rules::kWorkloadBufferKey, Location{w->offset, std::nullopt, reader_.Pointer()},
                  "workload has both wl0_buffer and wl1_buffer");
   } else if (wl_keys == 0 && !reader_.failed()) {
@@ -796,7 +792,7 @@ std::optional<int64_t> CoreKey(std::string_view key) {
 }
 
 void Decoder::Top() {
-  static constexpr Keys<5> kKeys = {"-1", "buffersize", "top_batch_cut", "xlen", "ylen"};
+  static constexpr JsonKeys<5> kKeys = {"-1", "buffersize", "top_batch_cut", "xlen", "ylen"};
   if (!ExpectKind(JsonKind::kObject, "the top-level object")) return;
   uint64_t seen = 0;
   std::string_view key;

@@ -153,12 +153,12 @@ TEST(GeminiRules, DepthLimit) {
       << Describe(sink);
 }
 
-// The frontend IR is read with the same depth bound; the limit is reported
-// as a limit, located in the frontend file.
-TEST(GeminiRules, FrontendDepthLimit) {
-  const auto path = test::ProcessTempPath("deep_frontend.json");
-  std::ofstream(path) << "{\"conv\": {\"stride\": " << std::string(100, '[')
-                      << std::string(100, ']') << "}}";
+// The frontend IR is read with the same depth bound: the document, a layer
+// and max_depth - 2 lists pass; one more list is the limit, reported as a
+// limit located in the frontend file.
+DiagnosticSink ValidateWithFrontend(const std::string& frontend_text) {
+  const auto path = test::ProcessTempPath("nested_frontend.json");
+  std::ofstream(path) << frontend_text;
   DiagnosticSink sink(Profile{}, "example.json");
   const std::string text = ExampleIr().dump();
   ValidateContext context;
@@ -166,10 +166,25 @@ TEST(GeminiRules, FrontendDepthLimit) {
   GeminiFormat().Validate(
       InputBuffer::Copy(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())),
       context, sink);
+  return sink;
+}
+
+std::string NestedFrontend(uint64_t lists) {
+  return "{\"conv\": {\"stride\": " + std::string(lists, '[') + std::string(lists, ']') + "}}";
+}
+
+TEST(GeminiRules, FrontendNestingAtTheDepthLimitIsRead) {
+  const DiagnosticSink sink = ValidateWithFrontend(NestedFrontend(Limits{}.max_depth - 2));
+  EXPECT_FALSE(sink.Has(core_rules::kLimitDepth)) << Describe(sink);
+  EXPECT_FALSE(sink.Has(core_rules::kIoRead)) << Describe(sink);
+}
+
+TEST(GeminiRules, FrontendDepthLimit) {
+  const DiagnosticSink sink = ValidateWithFrontend(NestedFrontend(Limits{}.max_depth - 1));
   ASSERT_TRUE(sink.Has(core_rules::kLimitDepth)) << Describe(sink);
   for (const Diagnostic& d : sink.diagnostics()) {
     if (d.rule != &core_rules::kLimitDepth) continue;
-    EXPECT_EQ(d.location.member, path.string());
+    EXPECT_EQ(d.location.member, test::ProcessTempPath("nested_frontend.json").string());
     EXPECT_EQ(d.location.path.rfind("/conv/stride", 0), 0u) << d.location.path;
   }
 }

@@ -174,10 +174,20 @@ TEST(TensilRules, JsonSyntax) {
   }
 }
 
-// Nesting is bounded by --max-depth like every other format's.
+// Nesting is bounded by --max-depth like every other format's: the
+// top-level object and max_depth - 1 lists pass, one more list is the limit.
+std::string NestedManifest(uint64_t lists) {
+  return "{\"name\": " + std::string(lists, '[') + std::string(lists, ']') + "}";
+}
+
+TEST(TensilRules, NestingAtTheDepthLimitPasses) {
+  const DiagnosticSink sink = ValidateText(NestedManifest(Limits{}.max_depth - 1));
+  EXPECT_FALSE(sink.Has(core_rules::kLimitDepth)) << Describe(sink);
+  EXPECT_FALSE(sink.Has(rules::kJsonSyntax)) << Describe(sink);
+}
+
 TEST(TensilRules, NestingBeyondTheDepthLimitIsALimit) {
-  const std::string deep = "{\"name\": " + std::string(100, '[') + std::string(100, ']') + "}";
-  const DiagnosticSink sink = ValidateText(deep);
+  const DiagnosticSink sink = ValidateText(NestedManifest(Limits{}.max_depth));
   EXPECT_TRUE(sink.Has(core_rules::kLimitDepth)) << Describe(sink);
   EXPECT_FALSE(sink.Has(rules::kJsonSyntax)) << Describe(sink);
 }
