@@ -58,6 +58,14 @@ class FrontendDecoder : public JsonDecoder {
   // N integers, or (any other value, skipped) nothing.
   template <size_t N>
   std::optional<std::array<int64_t, N>> Ints();
+  // A string, or (any other value, skipped) nothing.
+  std::optional<std::string> OptionalString() {
+    std::string_view value;
+    if (reader_.Peek() == JsonKind::kString && reader_.ReadString(&value))
+      return std::string(value);
+    if (!reader_.failed()) reader_.Skip();
+    return std::nullopt;
+  }
   // A list of values of which `one` reads each; other values are skipped.
   template <typename F>
   void ListOf(F&& one);
@@ -106,12 +114,7 @@ void FrontendDecoder::Layer(FrontendLayer* layer) {
   Fields(kLayerKeys, order_, [&](int field) {
     switch (field) {
       case 0: {
-        std::string_view operation;
-        if (reader_.Peek() == JsonKind::kString && reader_.ReadString(&operation)) {
-          layer->operation = std::string(operation);
-        } else {
-          reader_.Skip();
-        }
+        if (const auto operation = OptionalString()) layer->operation = *operation;
         break;
       }
       case 1:
@@ -140,12 +143,7 @@ void FrontendDecoder::Layer(FrontendLayer* layer) {
         break;
       case 8:
         ListOf([&](size_t) {
-          std::string_view previous;
-          if (reader_.Peek() == JsonKind::kString && reader_.ReadString(&previous)) {
-            layer->previous.emplace_back(previous);
-          } else {
-            reader_.Skip();
-          }
+          if (const auto previous = OptionalString()) layer->previous.push_back(*previous);
         });
         break;
     }

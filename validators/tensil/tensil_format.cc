@@ -218,14 +218,16 @@ class TensilFormatImpl final : public Format {
 
 std::optional<Architecture> CompanionArchitecture(const ValidateContext& context,
                                                   DiagnosticSink& sink) {
+  // A .tprog has no object for its architecture: the path names what is needed.
+  const Location kNeedsArchitecture{std::nullopt, std::nullopt, "arch"};
   auto path = Companion(context, ".tarch");
   if (!path) path = Companion(context, ".tmodel");
   if (!path) {
-    sink.Report(rules::kModelFileMissing, Location{std::nullopt, std::nullopt, "arch"},
+    sink.Report(rules::kModelFileMissing, kNeedsArchitecture,
                 "a .tprog is read with its architecture: name a .tarch or .tmodel with --data");
     return std::nullopt;
   }
-  return ReadArchitectureFile(*path, Location{std::nullopt, std::nullopt, "arch"}, context, sink);
+  return ReadArchitectureFile(*path, kNeedsArchitecture, context, sink);
 }
 
 std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateContext& context,

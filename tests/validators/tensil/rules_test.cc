@@ -157,6 +157,7 @@ TEST(TensilRules, InstructionLocationsAreByteRanges) {
   const Location& where = sink.diagnostics().front().location;
   EXPECT_EQ(where.offset, 8u * 6);
   EXPECT_EQ(where.length, 6u);
+  EXPECT_EQ(where.member, "case.tprog");  // the offset counts in the program file
 }
 
 DiagnosticSink ValidateText(const std::string& text) {
