@@ -53,9 +53,8 @@ std::optional<InputBuffer> ReadCompanion(const std::string& path, const Location
 }
 
 // TNS-7
-bool CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size,
+void CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size,
                       DiagnosticSink& sink) {
-  bool ok = true;
   if (m.prog_size && *m.prog_size != file_size) {
     sink.Report(rules::kModelProgSize, m.offsets.At("/prog/size"),
                 Str("prog.size is ", Hex(*m.prog_size), " but ", Quoted(m.prog_file), " is ",
@@ -64,25 +63,43 @@ bool CheckProgramSize(const Model& m, const Layout& layout, uint64_t file_size,
   const uint64_t size = m.prog_size.value_or(file_size);
   if (size == 0) {
     sink.Report(rules::kModelProgEmpty, m.offsets.At("/prog/size"), "the program is empty");
-    ok = false;
   }
   if (size % layout.instruction_bytes != 0) {
     sink.Report(rules::kModelProgMultiple, m.offsets.At("/prog/size"),
                 Str("prog.size ", Hex(size), " is not a multiple of the instruction size ",
                     layout.instruction_bytes));
   }
-  return ok;
 }
 
-bool CheckWholeInstructions(const Program& program, const Layout& layout, DiagnosticSink& sink) {
-  const uint64_t size = program.bytes.size();
-  const uint64_t rest = size % layout.instruction_bytes;
-  if (rest == 0) return true;
-  sink.Report(rules::kProgTruncated, Location{size - rest, rest, "prog", program.member},
-              Str("the program is ", Hex(size), " bytes, ", rest, " past its last whole ",
-                  layout.instruction_bytes, "-byte instruction"));
-  return false;
+// A program's bytes with what its passes read them against.
+struct ProgramCheck {
+  Program program;
+  const Architecture& arch;
+  const Layout& layout;
+  const ValidateContext& context;
+  DiagnosticSink& sink;
+};
+
+void CheckWholeInstructions(const ProgramCheck& check) {
+  const uint64_t size = check.program.bytes.size();
+  const uint64_t rest = size % check.layout.instruction_bytes;
+  if (rest == 0) return;
+  check.sink.Report(rules::kProgTruncated,
+                    Location{size - rest, rest, "prog", check.program.member},
+                    Str("the program is ", Hex(size), " bytes, ", rest, " past its last whole ",
+                        check.layout.instruction_bytes, "-byte instruction"));
 }
+
+void CheckEachInstruction(const ProgramCheck& check) {
+  if (!CheckInstructions(check.program, check.arch, check.layout, check.context.deadline,
+                         check.sink)) {
+    OutOfTime(check.context, check.sink);
+  }
+}
+
+// Instructions are decoded only from a program of whole instructions.
+constexpr void (*kProgramPasses[])(const ProgramCheck&) = {CheckWholeInstructions,
+                                                           CheckEachInstruction};
 
 // The architecture of a .tarch or .tmodel the input names; `where` is the
 // place in the input that needs it.
@@ -107,23 +124,81 @@ std::optional<Architecture> ReadArchitectureFile(const std::string& path, const 
   return arch;
 }
 
+// The files a .tmodel names (docs/formats/tensil.md §2), read before the
+// passes that compare the manifest with them.
+struct ModelFiles {
+  const Model& model;
+  const Layout& layout;
+  std::optional<std::string> tarch_path;  // a --data .tarch, compared with the model's
+  std::optional<Architecture> tarch;
+  std::optional<InputBuffer> program;
+  std::optional<InputBuffer> constants;  // consts[0]
+  DiagnosticSink& sink;
+};
+
+ModelFiles ReadModelFiles(const Model& model, const Layout& layout, const ValidateContext& context,
+                          DiagnosticSink& sink) {
+  ModelFiles files{model, layout, Companion(context, ".tarch"), {}, {}, {}, sink};
+  if (files.tarch_path) {
+    files.tarch = ReadArchitectureFile(*files.tarch_path, model.offsets.At("/arch"), context, sink);
+  }
+  files.program = ReadCompanion(Resolve(context, model.prog_file),
+                                model.offsets.At("/prog/file_name"), context, sink);
+  if (!model.consts.empty()) {
+    files.constants = ReadCompanion(Resolve(context, model.consts[0].file_name),
+                                    model.offsets.At("/consts/0/file_name"), context, sink);
+  }
+  return files;
+}
+
+// Each compares the decoded manifest with one file, so all of them run; a
+// file that could not be read has been reported and is not compared.
+constexpr void (*kManifestChecks[])(const ModelFiles&) = {
+    [](const ModelFiles& f) {
+      if (f.tarch) CheckArchitecturesMatch(f.model, *f.tarch, *f.tarch_path, f.sink);
+    },
+    [](const ModelFiles& f) {
+      if (f.constants) CheckConstants(f.constants->bytes(), f.model, 0, f.sink);
+    },
+    [](const ModelFiles& f) {
+      if (f.program) CheckProgramSize(f.model, f.layout, f.program->size(), f.sink);
+    },
+};
+constexpr PassGroup<ModelFiles> kManifestPasses[] = {kManifestChecks};
+
+// A loaded model with what its whole-program passes report to.
+struct LoadedCheck {
+  const LoadedModel& loaded;
+  const ValidateContext& context;
+  DiagnosticSink& sink;
+};
+
+void CheckModelDataflow(const LoadedCheck& check) {
+  const Program program{check.loaded.program.bytes(), check.loaded.model.prog_file};
+  if (!CheckDataflow(program, check.loaded.model, check.loaded.layout, check.context.deadline,
+                     check.sink)) {
+    OutOfTime(check.context, check.sink);
+  }
+}
+
+// TNS-27 to TNS-30 follow values through the memories, so they run only on a
+// model whose files and instructions are clean.
+constexpr void (*kWholeProgramPasses[])(const LoadedCheck&) = {CheckModelDataflow};
+
 void ValidateStandaloneProgram(const InputBuffer& input, const ValidateContext& context,
                                DiagnosticSink& sink) {
   const auto arch = CompanionArchitecture(context, sink);
   if (!arch) return;
   const Layout layout = *LayoutOf(*arch);
-  const Program program{input.bytes(), ""};
-  if (!CheckWholeInstructions(program, layout, sink)) return;
-  if (!CheckInstructions(program, *arch, layout, context.deadline, sink)) OutOfTime(context, sink);
+  RunPasses<ProgramCheck>(kProgramPasses,
+                          ProgramCheck{{input.bytes(), ""}, *arch, layout, context, sink}, context,
+                          sink);
 }
 
 void ValidateModel(const InputBuffer& input, const ValidateContext& context, DiagnosticSink& sink) {
   const auto loaded = LoadModel(input, context, sink);
-  if (!loaded || OutOfTime(context, sink)) return;
-  const Program program{loaded->program.bytes(), loaded->model.prog_file};
-  if (!CheckDataflow(program, loaded->model, loaded->layout, context.deadline, sink)) {
-    OutOfTime(context, sink);
-  }
+  if (!loaded) return;
+  RunPasses<LoadedCheck>(kWholeProgramPasses, LoadedCheck{*loaded, context, sink}, context, sink);
 }
 
 json LayoutJson(const Layout& l) {
@@ -235,31 +310,17 @@ std::optional<LoadedModel> LoadModel(const InputBuffer& tmodel, const ValidateCo
   const uint64_t before = sink.blocking_count();
   auto model = DecodeModelDocument(tmodel.bytes(), context.limits, sink);
   if (!model) return std::nullopt;
-  if (const auto tarch_path = Companion(context, ".tarch")) {
-    if (const auto tarch =
-            ReadArchitectureFile(*tarch_path, model->offsets.At("/arch"), context, sink)) {
-      CheckArchitecturesMatch(*model, *tarch, *tarch_path, sink);
-    }
-  }
   const Layout layout = *LayoutOf(model->arch);
-  auto program_file = ReadCompanion(Resolve(context, model->prog_file),
-                                    model->offsets.At("/prog/file_name"), context, sink);
-  std::optional<InputBuffer> constants;
-  if (!model->consts.empty()) {
-    constants = ReadCompanion(Resolve(context, model->consts[0].file_name),
-                              model->offsets.At("/consts/0/file_name"), context, sink);
-    if (constants) CheckConstants(constants->bytes(), *model, 0, sink);
-  }
-  if (!program_file) return std::nullopt;
-  if (!CheckProgramSize(*model, layout, program_file->size(), sink)) return std::nullopt;
-  const Program program{program_file->bytes(), model->prog_file};
-  if (!CheckWholeInstructions(program, layout, sink)) return std::nullopt;
-  if (!CheckInstructions(program, model->arch, layout, context.deadline, sink)) {
-    OutOfTime(context, sink);
-    return std::nullopt;
-  }
-  if (sink.blocking_count() != before || !constants) return std::nullopt;
-  return LoadedModel{std::move(*model), layout, std::move(*program_file), std::move(*constants)};
+  ModelFiles files = ReadModelFiles(*model, layout, context, sink);
+  RunPassGroups<ModelFiles>(kManifestPasses, files, context, sink);
+  // The program's passes rely on its bytes alone, not on the manifest agreeing with them.
+  if (!files.program) return std::nullopt;
+  const ProgramCheck program{
+      {files.program->bytes(), model->prog_file}, model->arch, layout, context, sink};
+  if (!RunPasses<ProgramCheck>(kProgramPasses, program, context, sink)) return std::nullopt;
+  if (sink.blocking_count() != before || !files.constants) return std::nullopt;
+  return LoadedModel{std::move(*model), layout, std::move(*files.program),
+                     std::move(*files.constants)};
 }
 
 std::optional<std::string> DisassembleInput(const InputBuffer& input,
@@ -272,7 +333,10 @@ std::optional<std::string> DisassembleInput(const InputBuffer& input,
   const auto arch = CompanionArchitecture(context, sink);
   if (!arch) return std::nullopt;
   const Layout layout = *LayoutOf(*arch);
-  if (!CheckWholeInstructions(Program{input.bytes(), ""}, layout, sink)) return std::nullopt;
+  // A .tprog is disassembled as it is, once it holds whole instructions.
+  const uint64_t before = sink.blocking_count();
+  CheckWholeInstructions(ProgramCheck{{input.bytes(), ""}, *arch, layout, context, sink});
+  if (sink.blocking_count() != before) return std::nullopt;
   return Disassemble(input.bytes(), layout);
 }
 
