@@ -14,6 +14,11 @@ namespace accelcheck {
 
 using ByteView = std::span<const uint8_t>;
 
+// The bytes of a text (a document held as a string).
+inline ByteView AsBytes(std::string_view text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
+
 // Reads a little-endian unsigned integer of sizeof(T) bytes at `offset`, or
 // nothing when it does not fit in `bytes`.
 template <typename T>
