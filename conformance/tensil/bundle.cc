@@ -107,8 +107,7 @@ std::optional<Bundle> ReadBundle(const std::string& tmodel_path, std::string* er
   DiagnosticSink sink(Profile{}, tmodel_path);
   ValidateContext context;
   context.path = tmodel_path;
-  const InputBuffer input =
-      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  const InputBuffer input = InputBuffer::Copy(AsBytes(text));
   const auto loaded = LoadModel(input, context, sink);
   if (!loaded) {
     *error = Str(tmodel_path, " does not load as a valid Tensil model");
@@ -194,9 +193,7 @@ DiagnosticSink ValidateWritten(const WrittenBundle& written, Profile profile) {
   ValidateContext context;
   context.path = written.tmodel;
   context.companions = written.companions;
-  TensilFormat().Validate(
-      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}), context,
-      sink);
+  TensilFormat().Validate(InputBuffer::Copy(AsBytes(text)), context, sink);
   return sink;
 }
 

@@ -103,8 +103,7 @@ TEST(TensilCli, RunWritesRawOutputsAsNpy) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string bytes = ReadWhole(fs::path(out_dir) / "y.npy");
   std::string error;
-  const auto array =
-      npy::Read({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, &error);
+  const auto array = npy::Read(AsBytes(bytes), &error);
   ASSERT_TRUE(array) << error;
   EXPECT_EQ(array->shape, (std::vector<uint64_t>{1, 2}));
   EXPECT_EQ(array->values, (std::vector<double>{384, 0}));

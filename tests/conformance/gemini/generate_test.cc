@@ -39,10 +39,6 @@ std::optional<Generated> Generate(const GenerateOptions& options) {
   return Generated{ir.str(), frontend.str()};
 }
 
-ByteView View(const std::string& text) {
-  return ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size());
-}
-
 Frontend ParseFrontendText(const std::string& text) {
   std::string error;
   auto frontend = FrontendFrom(text, &error);
@@ -54,7 +50,7 @@ Frontend ParseFrontendText(const std::string& text) {
 // no blocking diagnostic.
 std::optional<Ir> ValidateStrict(const std::string& ir, const Frontend& frontend,
                                  DiagnosticSink& sink) {
-  auto decoded = DecodeAndValidate(View(ir), ValidateContext{}, &frontend, sink);
+  auto decoded = DecodeAndValidate(AsBytes(ir), ValidateContext{}, &frontend, sink);
   if (!decoded || sink.blocking_count() != 0) return std::nullopt;
   return decoded;
 }
@@ -91,7 +87,7 @@ TEST(GeminiGenerate, ExampleSchedule) {
     return *FrontendFrom(generated->frontend, &error);
   }();
   DiagnosticSink sink(Profile{true, false, 0}, "generated");
-  const auto ir = DecodeAndValidate(View(generated->ir), ValidateContext{}, &frontend, sink);
+  const auto ir = DecodeAndValidate(AsBytes(generated->ir), ValidateContext{}, &frontend, sink);
   ASSERT_TRUE(ir);
   EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
   EXPECT_EQ(ir->cores.size(), 4u);

@@ -20,10 +20,6 @@ const JsonSchemaRules kRules{&kSyntax, &kType, &kRange, &kMissing, &kUnknown, &k
 const JsonSchemaRules kLastWins{&kSyntax, &kType, &kRange, &kMissing, &kUnknown, nullptr};
 const JsonSchemaRules kOpen{&kSyntax, &kType, &kRange, &kMissing, nullptr, nullptr};
 
-ByteView Text(std::string_view text) {
-  return ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size());
-}
-
 struct Point {
   int64_t x = 0;
   int64_t y = 0;
@@ -33,7 +29,7 @@ struct Point {
 Point DecodePoint(std::string_view text, DiagnosticSink& sink,
                   const JsonSchemaRules& rules = kRules, Limits limits = {}) {
   static constexpr JsonKeys<2> kKeys = {"x", "y"};
-  JsonDecoder decoder(Text(text), limits, sink, rules);
+  JsonDecoder decoder(AsBytes(text), limits, sink, rules);
   JsonKeyOrder order;
   Point p;
   if (decoder.ExpectObject("a point")) {
@@ -97,7 +93,7 @@ TEST(JsonDecoder, AFractionOrAHugeIntegerIsOutOfRange) {
 
 TEST(JsonDecoder, RecordedOffsetsLocateValuesAfterDecoding) {
   DiagnosticSink sink(Profile{}, "p.json");
-  JsonDecoder decoder(Text(R"({"x": 1,  "y": 22})"), Limits{}, sink, kRules);
+  JsonDecoder decoder(AsBytes(R"({"x": 1,  "y": 22})"), Limits{}, sink, kRules);
   static constexpr JsonKeys<2> kKeys = {"x", "y"};
   JsonKeyOrder order;
   JsonOffsets offsets;

@@ -21,10 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-ByteView View(const std::string& text) {
-  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
-}
-
 // ---- Random documents --------------------------------------------------------
 
 std::string RandomKey(std::mt19937_64& rng) {
@@ -287,7 +283,7 @@ RC_GTEST_PROP(GeminiJsonReader, ReadsBackWhatWasWrittenThroughEveryPath, ()) {
   // Trailing space puts every list far enough from the end for the compact
   // scanner, which only runs with a window of bytes after it.
   if (rng() % 2 == 0) writer.text.append(256, ' ');
-  JsonReader reader(View(writer.text), 64);
+  JsonReader reader(AsBytes(writer.text), 64);
   Walker walker(&reader, &writer.key_orders, &rng);
   const json read = walker.Value();
   RC_ASSERT(reader.Finish());
@@ -302,7 +298,7 @@ RC_GTEST_PROP(GeminiJsonReader, ShortDecimalsRoundAsStrtod, ()) {
   std::string text =
       digits.substr(0, point) + "." + (point < digits.size() ? digits.substr(point) : "5");
   if (*rc::gen::arbitrary<bool>()) text = "-" + text;
-  JsonReader reader(View(text), 4);
+  JsonReader reader(AsBytes(text), 4);
   JsonNumber number;
   RC_ASSERT(reader.ReadNumber(&number));
   RC_ASSERT(reader.Finish());
@@ -332,7 +328,7 @@ TEST(GeminiJsonReader, IntegerFastPathStopsWhereTheGeneralPathDecides) {
   };
   for (const Case& c : cases) {
     const std::string text = c.text;
-    JsonReader fast_reader(View(text), 4);
+    JsonReader fast_reader(AsBytes(text), 4);
     int64_t fast = 0;
     EXPECT_EQ(fast_reader.TryReadInt(&fast), c.fast) << text;
     if (c.fast) {
@@ -340,7 +336,7 @@ TEST(GeminiJsonReader, IntegerFastPathStopsWhereTheGeneralPathDecides) {
     } else {
       EXPECT_EQ(fast_reader.offset(), 0u) << text;
     }
-    JsonReader reader(View(text), 4);
+    JsonReader reader(AsBytes(text), 4);
     JsonNumber number;
     ASSERT_TRUE(reader.ReadNumber(&number)) << text;
     EXPECT_TRUE(reader.Finish()) << text;
@@ -356,7 +352,7 @@ TEST(GeminiJsonReader, IntegerFastPathStopsWhereTheGeneralPathDecides) {
 
 TEST(GeminiJsonReader, LeadingZerosAndBareSignsAreSyntaxErrorsOnEveryPath) {
   for (const std::string text : {"01", "-01", "-", "00.5", "1.", ".5", "-.5", "1e"}) {
-    JsonReader reader(View(text), 4);
+    JsonReader reader(AsBytes(text), 4);
     int64_t fast = 0;
     EXPECT_FALSE(reader.TryReadInt(&fast)) << text;
     JsonNumber number;
@@ -368,7 +364,7 @@ TEST(GeminiJsonReader, LeadingZerosAndBareSignsAreSyntaxErrorsOnEveryPath) {
 TEST(GeminiJsonReader, ListFastPathsDeclineWithoutConsuming) {
   for (const std::string text :
        {"[1,2,3]", "[1,2,3,4,5]", "[1,2,3,\"4\"]", "[1,2,3,4.5]", "[1,2,3,4", "[1,,2,3,4]", "{}"}) {
-    JsonReader reader(View(text), 4);
+    JsonReader reader(AsBytes(text), 4);
     int64_t four[4];
     EXPECT_FALSE(reader.TryReadInts(four, 4)) << text;
     EXPECT_EQ(reader.offset(), 0u) << text;
@@ -377,20 +373,20 @@ TEST(GeminiJsonReader, ListFastPathsDeclineWithoutConsuming) {
   for (const std::string text :
        {"[1,2,3]", "[1,2,3,4,5]", "[1,2,-3,012]", "[1,2,3,1234567890123456789]", "[1,2,3,4 ]",
         "[1,2,3,4.5]", "[1,2,3,-]"}) {
-    JsonReader reader(View(text + padding), 4);  // far from the end: the compact scanner
+    JsonReader reader(AsBytes(text + padding), 4);  // far from the end: the compact scanner
     int64_t four[4];
     EXPECT_FALSE(reader.TryReadInts(four, 4)) << text;
     EXPECT_EQ(reader.offset(), 0u) << text;
   }
   const std::string compact = "[-12,0,12345678901234567,4]" + padding;
-  JsonReader compact_reader(View(compact), 4);
+  JsonReader compact_reader(AsBytes(compact), 4);
   int64_t read[4];
   ASSERT_TRUE(compact_reader.TryReadInts(read, 4));
   EXPECT_EQ(read[0], -12);
   EXPECT_EQ(read[2], 12345678901234567);
   EXPECT_TRUE(compact_reader.Finish());
   const std::string spaced = " [ 1 ,\n2,\t3 , 4 ] ";
-  JsonReader reader(View(spaced), 4);
+  JsonReader reader(AsBytes(spaced), 4);
   int64_t four[4];
   ASSERT_TRUE(reader.TryReadInts(four, 4));
   EXPECT_EQ(four[3], 4);
@@ -399,7 +395,7 @@ TEST(GeminiJsonReader, ListFastPathsDeclineWithoutConsuming) {
 
 TEST(GeminiJsonReader, APredictedKeyIsTheExpectedViewAndAWrongOneIsScanned) {
   const std::string text = R"({"lower":1,"upp\u0065r":2,"size":3})";
-  JsonReader reader(View(text), 4);
+  JsonReader reader(AsBytes(text), 4);
   ASSERT_TRUE(reader.BeginObject());
   const std::string_view lower = "lower";
   std::string_view key;

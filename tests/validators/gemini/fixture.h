@@ -20,8 +20,7 @@ namespace accelcheck::gemini::testing {
 // when it does not parse.
 inline std::optional<Frontend> FrontendFrom(const std::string& text, std::string* error) {
   DiagnosticSink sink(Profile{}, "frontend.json");
-  auto frontend = ParseFrontend(
-      ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, sink);
+  auto frontend = ParseFrontend(AsBytes(text), Limits{}, sink);
   if (!frontend && !sink.diagnostics().empty()) *error = sink.diagnostics().front().message;
   return frontend;
 }
@@ -265,8 +264,7 @@ inline json ExampleFrontend() {
 inline Ir DecodeText(const std::string& text) {
   Ir ir;
   DiagnosticSink sink(Profile{}, "example");
-  EXPECT_TRUE(DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()),
-                       Limits{}, sink, &ir));
+  EXPECT_TRUE(DecodeIr(AsBytes(text), Limits{}, sink, &ir));
   return ir;
 }
 inline Ir Decode(const json& doc) { return DecodeText(doc.dump()); }

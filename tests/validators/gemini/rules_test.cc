@@ -36,8 +36,7 @@ std::string FrontendPath() {
 DiagnosticSink ValidateText(const std::string& text, bool with_frontend = true,
                             bool strict = false) {
   DiagnosticSink sink(Profile{strict, false, 0}, "example.json");
-  const InputBuffer input =
-      InputBuffer::Copy(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  const InputBuffer input = InputBuffer::Copy(AsBytes(text));
   ValidateContext context;
   if (with_frontend) context.companions.push_back(FrontendPath());
   GeminiFormat().Validate(input, context, sink);
@@ -68,11 +67,9 @@ TEST(GeminiRules, EveryRuleHasAConformanceCase) {
 
 TEST(GeminiRules, TheFormatDetectsTheExample) {
   const std::string text = ExampleIr().dump(3);
-  EXPECT_TRUE(
-      GeminiFormat().Detect(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+  EXPECT_TRUE(GeminiFormat().Detect(AsBytes(text)));
   const std::string other = R"({"name": "not an IR"})";
-  EXPECT_FALSE(GeminiFormat().Detect(
-      ByteView(reinterpret_cast<const uint8_t*>(other.data()), other.size())));
+  EXPECT_FALSE(GeminiFormat().Detect(AsBytes(other)));
 }
 
 struct Case {
@@ -163,9 +160,7 @@ DiagnosticSink ValidateWithFrontend(const std::string& frontend_text) {
   const std::string text = ExampleIr().dump();
   ValidateContext context;
   context.companions.push_back(path.string());
-  GeminiFormat().Validate(
-      InputBuffer::Copy(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())),
-      context, sink);
+  GeminiFormat().Validate(InputBuffer::Copy(AsBytes(text)), context, sink);
   return sink;
 }
 
@@ -630,8 +625,7 @@ TEST(GeminiRules, SpaceDependencyCycle) {
   const std::string text = doc.dump();
   Ir ir;
   DiagnosticSink scratch(Profile{}, "");
-  DecodeIr(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), Limits{}, scratch,
-           &ir);
+  DecodeIr(AsBytes(text), Limits{}, scratch, &ir);
   const IrIndex index(ir);
   EXPECT_FALSE(FindWaitCycle(ir, index, false));
   const auto cycle = FindWaitCycle(ir, index, true);

@@ -99,9 +99,7 @@ inline Result ValidateCase(Case c, Profile profile = {}) {
   ValidateContext context;
   context.path = (dir / "tiny.tmodel").string();
   context.companions = c.companions;
-  TensilFormat().Validate(
-      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}), context,
-      result.sink);
+  TensilFormat().Validate(InputBuffer::Copy(AsBytes(text)), context, result.sink);
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   return result;

@@ -162,9 +162,7 @@ TEST(TensilRules, InstructionLocationsAreByteRanges) {
 
 DiagnosticSink ValidateText(const std::string& text) {
   DiagnosticSink sink(Profile{}, "bad.tmodel");
-  TensilFormat().Validate(
-      InputBuffer::Copy({reinterpret_cast<const uint8_t*>(text.data()), text.size()}),
-      ValidateContext{}, sink);
+  TensilFormat().Validate(InputBuffer::Copy(AsBytes(text)), ValidateContext{}, sink);
   return sink;
 }
 
@@ -251,9 +249,7 @@ TEST(TensilRules, StandaloneProgramNeedsItsArchitecture) {
 TEST(TensilRules, DetectsOnlyTensilJson) {
   const std::string tarch = fixture::TinyArch().dump();
   const std::string other = R"({"graph": {"nodes": []}, "array_size": 2})";
-  const auto view = [](const std::string& s) {
-    return ByteView(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-  };
+  const auto view = [](const std::string& s) { return AsBytes(s); };
   EXPECT_TRUE(TensilFormat().Detect(view(tarch)));
   EXPECT_FALSE(TensilFormat().Detect(view(other)));
   EXPECT_FALSE(TensilFormat().Detect(view("ET12")));
