@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "validators/core/limits.h"
+#include "validators/core/output_file.h"
 #include "validators/core/text.h"
 
 namespace accelcheck {
@@ -75,22 +75,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> WriteAll(const fs::path& dir, const std::vector<NamedFile>& files,
-                                    std::vector<std::string>* written) {
+// Writes `files` into `dir`; their paths in `written`.
+bool WriteAll(const fs::path& dir, const std::vector<NamedFile>& files,
+              std::vector<std::string>* written, std::string* error) {
   for (const NamedFile& file : files) {
-    const std::string path = (dir / file.name).string();
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(file.bytes.data()),
-              static_cast<std::streamsize>(file.bytes.size()));
-    written->push_back(path);
-    if (!out) return "cannot write " + path;
+    written->push_back((dir / file.name).string());
+    if (!WriteOutputFile(written->back(), file.bytes, error)) return false;
   }
-  return std::nullopt;
+  return true;
 }
 
-void RemoveAll(const std::vector<std::string>& files) {
-  std::error_code ignored;
-  for (const std::string& file : files) fs::remove(file, ignored);
+std::vector<std::string> NamesOf(const std::vector<NamedFile>& files) {
+  std::vector<std::string> names;
+  for (const NamedFile& file : files) names.push_back(file.name);
+  return names;
 }
 
 // A companion the mutation wrote is at its written path; one of the base is
@@ -105,9 +103,9 @@ std::string CompanionPath(const std::string& name, const Mutated& mutated,
 
 }  // namespace
 
-OrDeclined<WrittenMutation> MutateFile(const Format& format, const Provider& provider,
-                                       const MutationInput& input, const Rule& rule, uint64_t seed,
-                                       const std::string& output) {
+MutationResult MutateFile(const Format& format, const Provider& provider,
+                          const MutationInput& input, const Rule& rule, uint64_t seed,
+                          const std::string& output) {
   const MutationCase* mutation = provider.FindCase(rule.id);
   if (mutation == nullptr) return Declined{Str("no mutation breaks ", rule.id)};
   if (mutation->needs_companions && input.companions.empty()) {
@@ -123,18 +121,26 @@ OrDeclined<WrittenMutation> MutateFile(const Format& format, const Provider& pro
       mutation->apply(std::get<Base>(base), seed, out.filename().string());
   if (auto* declined = std::get_if<Declined>(&mutated)) return std::move(*declined);
   const Mutated& result = std::get<Mutated>(mutated);
-  WrittenMutation written;
-  if (auto why = WriteAll(out.parent_path(), result.files, &written.files)) {
-    RemoveAll(written.files);
-    return Declined{*why};
-  }
+  // The files name each other, so they are checked together under their
+  // final names, in a directory of their own.
+  std::string error;
+  std::optional<StagingDirectory> staging = StagingDirectory::In(out.parent_path(), &error);
+  if (!staging) return WriteFailed{error};
+  WrittenMutation staged;
+  if (!WriteAll(staging->path(), result.files, &staged.files, &error)) return WriteFailed{error};
   for (const std::string& name : result.companions)
-    written.companions.push_back(CompanionPath(name, result, written.files));
-  if (auto why = NotBreakingOnly(format, {written.files[0], written.companions}, rule,
-                                 mutation->also, baseline)) {
-    RemoveAll(written.files);
+    staged.companions.push_back(CompanionPath(name, result, staged.files));
+  if (auto why = NotBreakingOnly(format, {staged.files[0], staged.companions}, rule, mutation->also,
+                                 baseline)) {
     return Declined{Str("cannot break ", rule.id, " in this input: ", *why)};
   }
+  if (!staging->MoveInto(out.parent_path(), NamesOf(result.files), &error))
+    return WriteFailed{error};
+  WrittenMutation written;
+  for (const NamedFile& file : result.files)
+    written.files.push_back((out.parent_path() / file.name).string());
+  for (const std::string& name : result.companions)
+    written.companions.push_back(CompanionPath(name, result, written.files));
   return written;
 }
 

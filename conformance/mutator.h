@@ -56,14 +56,23 @@ struct WrittenMutation {
   std::vector<std::string> companions;
 };
 
+// The output of a mutation could not be written: no verdict on the input.
+struct WriteFailed {
+  std::string reason;
+};
+
+using MutationResult = std::variant<WrittenMutation, Declined, WriteFailed>;
+
 // Applies `provider`'s case of `rule` to the valid `input` of `format` and
 // writes the result at `output` (a bundle's other files beside it, named
-// after it). Declines, and leaves nothing written, when the input does not
-// validate, lacks the companions the case needs, offers no place for the
-// change, or the result would break another rule.
-OrDeclined<WrittenMutation> MutateFile(const Format& format, const Provider& provider,
-                                       const MutationInput& input, const Rule& rule, uint64_t seed,
-                                       const std::string& output);
+// after it). The files are made and checked in a staging directory beside
+// `output` and replace existing files only once all of them are checked.
+// Declines, and leaves nothing written, when the input does not validate,
+// lacks the companions the case needs, offers no place for the change, or
+// the result would break another rule.
+MutationResult MutateFile(const Format& format, const Provider& provider,
+                          const MutationInput& input, const Rule& rule, uint64_t seed,
+                          const std::string& output);
 
 }  // namespace conformance
 }  // namespace accelcheck

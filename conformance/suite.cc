@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "validators/core/format.h"
+#include "validators/core/output_file.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
 
@@ -42,13 +43,6 @@ bool PathMatches(const std::string& reported, const std::string& expected) {
 }
 
 namespace {
-
-bool WriteBytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
 
 std::string Describe(const DiagnosticSink& sink) {
   std::string out;
@@ -154,9 +148,10 @@ SuiteResult RunSuite(const std::string& dir, const std::vector<const Format*>& f
 namespace {
 
 bool WriteFiles(const fs::path& folder, const std::vector<NamedFile>& files, std::string* error) {
+  std::string reason;
   for (const NamedFile& file : files) {
-    if (WriteBytes(folder / file.name, file.bytes)) continue;
-    if (error) *error = "cannot write " + (folder / file.name).string();
+    if (WriteOutputFile(folder / file.name, file.bytes, &reason)) continue;
+    if (error) *error = reason;
     return false;
   }
   return true;
@@ -235,10 +230,9 @@ bool GenerateSuite(const std::string& dir, const std::vector<const Provider*>& p
   json cases = json::array();
   for (const Provider* provider : providers) {
     const fs::path folder = fs::path(dir) / provider->format();
-    std::error_code ec;
-    fs::create_directories(folder, ec);
-    if (ec) {
-      if (error) *error = "cannot create " + folder.string() + ": " + ec.message();
+    std::string reason;
+    if (!MakeDirectories(folder, &reason)) {
+      if (error) *error = reason;
       return false;
     }
     const std::vector<Base> bases = provider->Bases();
@@ -247,13 +241,11 @@ bool GenerateSuite(const std::string& dir, const std::vector<const Provider*>& p
       return false;
     }
   }
-  std::ofstream out(fs::path(dir) / "manifest.json");
-  out << json{{"version", 1}, {"cases", cases}}.dump(1) << "\n";
-  if (!out) {
-    if (error) *error = "cannot write manifest.json";
-    return false;
-  }
-  return true;
+  const std::string manifest = json{{"version", 1}, {"cases", cases}}.dump(1) + "\n";
+  std::string reason;
+  if (WriteOutputFile(fs::path(dir) / "manifest.json", AsBytes(manifest), &reason)) return true;
+  if (error) *error = reason;
+  return false;
 }
 
 std::string SuiteJunit(const SuiteResult& result) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "validators/core/format.h"
+#include "validators/core/output_file.h"
 #include "validators/core/text.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/rules.h"
@@ -49,14 +50,6 @@ Layout LayoutFor(const json& arch_json) {
                                 .accumulator_depth = 256,
                                 .stride0_depth = 2,
                                 .stride1_depth = 2});
-}
-
-bool WriteBytes(const fs::path& path, const std::string& bytes, std::string* error) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-  if (out) return true;
-  *error = "cannot write " + path.string();
-  return false;
 }
 
 std::string ReadWhole(const fs::path& path) {
@@ -178,8 +171,7 @@ std::optional<WrittenBundle> WriteBundle(const Bundle& bundle, const fs::path& d
   WrittenBundle written;
   for (const ac::NamedFile& file : std::get<std::vector<ac::NamedFile>>(files)) {
     const std::string path = (dir / file.name).string();
-    if (!WriteBytes(path, std::string(file.bytes.begin(), file.bytes.end()), error))
-      return std::nullopt;
+    if (!WriteOutputFile(path, file.bytes, error)) return std::nullopt;
     written.files.push_back(path);
   }
   written.tmodel = written.files[0];

@@ -234,6 +234,11 @@ std::vector<Change> Table() {
          c.model["inputs"][0]["name"] = "";
          return std::string("/inputs/0/name");
        }},
+      {&rules::kModelIoFileName,
+       [](Bundle& c, const Model&) -> Result {
+         c.model["outputs"][0]["name"] = "../../escaped";
+         return std::string("/outputs/0/name");
+       }},
       {&rules::kModelIoSize,
        [](Bundle& c, const Model&) -> Result {
          c.model["outputs"][0]["size"] = 0;

@@ -1,11 +1,11 @@
 // accelcheck assemble PROG.tasm --arch A.tarch -o PROG.tprog: Tensil assembly
 // (the syntax `inspect --disasm` prints, validators/tensil/disasm.h) to bytes.
-#include <fstream>
 #include <iostream>
 
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
+#include "validators/core/output_file.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
 #include "validators/tensil/disasm.h"
@@ -63,13 +63,8 @@ ExitCode RunAssembleTensil(const Args& args) {
     std::cerr << DisplayName(source) << ":" << error.line << ": " << error.message << "\n";
     return ExitCode::kErrors;
   }
-  std::ofstream out(*out_path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes->data()),
-            static_cast<std::streamsize>(bytes->size()));
-  if (!out) {
-    std::cerr << "accelcheck assemble: cannot write " << *out_path << "\n";
-    return ExitCode::kFailure;
-  }
+  std::string write_error;
+  if (!WriteOutputFile(*out_path, *bytes, &write_error)) return IoError(spec, write_error);
   return ExitCode::kConforms;
 }
 

@@ -1,13 +1,13 @@
 // accelcheck conformance DIR [--junit FILE]: runs a suite and prints one line
 // per case, then "N passed, N failed". --generate DIR writes the project's
 // own suite (valid examples and one negative case per mutable rule).
-#include <fstream>
 #include <iostream>
 
 #include "conformance/suite.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
 #include "tools/accelcheck/registry.h"
+#include "validators/core/output_file.h"
 
 namespace accelcheck::cli {
 
@@ -53,12 +53,8 @@ ExitCode RunConformance(const Args& args) {
   }
   std::cout << result.passed() << " passed, " << result.failed() << " failed\n";
   if (const auto junit = parsed->Get("junit")) {
-    std::ofstream out(*junit);
-    out << conformance::SuiteJunit(result);
-    if (!out) {
-      std::cerr << "accelcheck conformance: cannot write " << *junit << "\n";
-      return ExitCode::kFailure;
-    }
+    if (!WriteOutputFile(*junit, AsBytes(conformance::SuiteJunit(result)), &error))
+      return IoError(spec, error);
   }
   return result.failed() == 0 ? ExitCode::kConforms : ExitCode::kErrors;
 }

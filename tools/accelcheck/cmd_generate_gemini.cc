@@ -3,12 +3,12 @@
 // it, its frontend IR (OUT's stem + .frontend.json).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "conformance/gemini/generate.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
+#include "validators/core/output_file.h"
 #include "validators/core/sink.h"
 
 namespace accelcheck::cli {
@@ -99,20 +99,13 @@ ExitCode RunGenerateGemini(const Args& args) {
   if (parsed->Has("random")) options = gemini::RandomizeOptions(options, options.seed);
   const std::string frontend_path =
       std::filesystem::path(*out_path).replace_extension("").string() + ".frontend.json";
-  std::ofstream ir(*out_path, std::ios::binary);
-  std::ofstream frontend(frontend_path, std::ios::binary);
-  if (!ir || !frontend) {
-    std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
-    return ExitCode::kFailure;
-  }
-  if (const auto problem = gemini::GenerateIr(options, ir, frontend))
+  std::optional<OutputFile> ir = OutputFile::Open(*out_path, &error);
+  std::optional<OutputFile> frontend = ir ? OutputFile::Open(frontend_path, &error) : std::nullopt;
+  if (!frontend) return IoError(spec, error);
+  // Nothing replaces an existing file unless both are complete.
+  if (const auto problem = gemini::GenerateIr(options, ir->stream(), frontend->stream()))
     return UsageError(spec, *problem);
-  ir.close();
-  frontend.close();
-  if (!ir || !frontend) {
-    std::cerr << "accelcheck generate gemini: cannot write " << *out_path << "\n";
-    return ExitCode::kFailure;
-  }
+  if (!ir->Commit(&error) || !frontend->Commit(&error)) return IoError(spec, error);
   std::cout << "wrote " << *out_path << " and " << frontend_path << "\n";
   return ExitCode::kConforms;
 }

@@ -13,6 +13,7 @@
 #include "conformance/pte/serialize.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
+#include "validators/core/output_file.h"
 
 namespace accelcheck::cli {
 
@@ -34,16 +35,10 @@ const CommandSpec& GeneratePteSpec() {
   return kSpec;
 }
 
-bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  if (out) {
-    std::cout << "wrote " << path << " (" << bytes.size() << " bytes)\n";
-    return true;
-  }
-  std::cerr << "accelcheck generate: cannot write " << path << "\n";
-  return false;
+bool Write(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error) {
+  if (!WriteOutputFile(path, bytes, error)) return false;
+  std::cout << "wrote " << path << " (" << bytes.size() << " bytes)\n";
+  return true;
 }
 
 }  // namespace
@@ -76,8 +71,11 @@ ExitCode RunGeneratePte(const Args& args) {
   const std::string data_path = std::filesystem::path(*out_path).replace_extension(".ptd").string();
   if (files.data && data_path == *out_path)
     return UsageError(spec, "-o " + *out_path + " is where the companion .ptd goes");
-  if (!Write(*out_path, pte::Serialize(files.program))) return ExitCode::kFailure;
-  if (files.data && !Write(data_path, pte::SerializePtd(*files.data))) return ExitCode::kFailure;
+  std::string error;
+  if (!Write(*out_path, pte::Serialize(files.program), &error) ||
+      (files.data && !Write(data_path, pte::SerializePtd(*files.data), &error))) {
+    return IoError(spec, error);
+  }
   return ExitCode::kConforms;
 }
 

@@ -96,12 +96,14 @@ ExitCode Mutate(const ParsedArgs& parsed) {
     std::cerr << "accelcheck mutate: " << input.path << ": no mutator for this file's format\n";
     return ExitCode::kErrors;
   }
-  const conformance::OrDeclined<conformance::WrittenMutation> written =
+  const conformance::MutationResult written =
       conformance::MutateFile(format->validator, *provider, input, *rule, seed, *out_path);
   if (const auto* declined = std::get_if<conformance::Declined>(&written)) {
     std::cerr << "accelcheck mutate: " << input.path << ": " << declined->reason << "\n";
     return ExitCode::kErrors;
   }
+  if (const auto* failed = std::get_if<conformance::WriteFailed>(&written))
+    return IoError(MutateSpec(), failed->reason);
   PrintWritten(std::get<conformance::WrittenMutation>(written), *rule);
   return ExitCode::kConforms;
 }

@@ -1,6 +1,5 @@
 // accelcheck simulate IR.json [--bandwidth GBps] [--svg OUT.svg] [-o OUT.json]:
 // the schedule simulator of docs/formats/gemini.md §6.1 over a valid Gemini IR.
-#include <fstream>
 #include <iostream>
 
 #include "reference_exec/gemini/load.h"
@@ -8,6 +7,7 @@
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
+#include "validators/core/output_file.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
 
@@ -48,12 +48,6 @@ std::optional<double> Positive(const std::optional<std::string>& text) {
   return std::nullopt;
 }
 
-bool WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
-
 }  // namespace
 
 ExitCode RunSimulateGemini(const Args& args) {
@@ -89,18 +83,13 @@ ExitCode RunSimulateGemini(const Args& args) {
   const gemini::Simulation sim = gemini::Simulate(loaded->ir, options);
   const std::string json = gemini::SimulationJson(loaded->ir, sim, options).dump(2) + "\n";
   if (const auto out = parsed->Get("o")) {
-    if (!WriteText(*out, json)) {
-      std::cerr << "accelcheck simulate: cannot write " << *out << "\n";
-      return ExitCode::kFailure;
-    }
+    if (!WriteOutputFile(*out, AsBytes(json), &error)) return IoError(spec, error);
   } else {
     std::cout << json;
   }
   if (const auto svg = parsed->Get("svg")) {
-    if (!WriteText(*svg, gemini::SimulationSvg(loaded->ir, sim))) {
-      std::cerr << "accelcheck simulate: cannot write " << *svg << "\n";
-      return ExitCode::kFailure;
-    }
+    if (!WriteOutputFile(*svg, AsBytes(gemini::SimulationSvg(loaded->ir, sim)), &error))
+      return IoError(spec, error);
   }
   return sim.deadlock ? ExitCode::kErrors : ExitCode::kConforms;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <new>
 #include <system_error>
@@ -14,6 +13,7 @@
 #include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
+#include "validators/core/output_file.h"
 #include "validators/core/phases.h"
 #include "validators/core/report.h"
 #include "validators/core/text.h"
@@ -217,11 +217,10 @@ bool WriteOutput(const std::optional<std::string>& file, const std::string& repo
     std::cout << report << std::flush;
     return static_cast<bool>(std::cout);
   }
-  std::ofstream out(*file, std::ios::binary | std::ios::trunc);
-  out << report;
-  out.close();
-  if (!out) std::cerr << "accelcheck validate: cannot write " << Quoted(*file) << "\n";
-  return static_cast<bool>(out);
+  std::string error;
+  if (WriteOutputFile(*file, AsBytes(report), &error)) return true;
+  std::cerr << "accelcheck validate: " << error << "\n";
+  return false;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // accelcheck: validates, inspects and mutates ML-accelerator executables.
 #include <algorithm>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -77,4 +78,16 @@ ExitCode Main(const Args& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return static_cast<int>(Main(Args(argv + 1, argv + argc))); }
+// Every command reports its own failures; an exception that still reaches
+// here is a defect, reported as an internal error with no verdict (exit 3)
+// rather than an abort.
+int main(int argc, char** argv) {
+  try {
+    return static_cast<int>(Main(Args(argv + 1, argv + argc)));
+  } catch (const std::exception& e) {
+    std::cerr << "accelcheck: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "accelcheck: internal error\n";
+  }
+  return static_cast<int>(accelcheck::ExitCode::kFailure);
+}

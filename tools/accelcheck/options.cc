@@ -122,4 +122,9 @@ ExitCode UsageError(const CommandSpec& spec, const std::string& message) {
   return ExitCode::kUsage;
 }
 
+ExitCode IoError(const CommandSpec& spec, const std::string& message) {
+  std::cerr << "accelcheck " << spec.name << ": " << message << "\n";
+  return ExitCode::kFailure;
+}
+
 }  // namespace accelcheck::cli

@@ -69,4 +69,8 @@ std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec,
 // kUsage, for errors found after parsing.
 ExitCode UsageError(const CommandSpec& spec, const std::string& message);
 
+// Prints "accelcheck <command>: <message>" for a file that could not be read
+// or written; returns kFailure (no verdict).
+ExitCode IoError(const CommandSpec& spec, const std::string& message);
+
 }  // namespace accelcheck::cli

@@ -7,6 +7,7 @@
 
 #include "validators/core/checked.h"
 #include "validators/core/json_decoder.h"
+#include "validators/core/output_file.h"
 #include "validators/core/text.h"
 #include "validators/tensil/rules.h"
 
@@ -388,8 +389,12 @@ void CheckIoList(const Model& m, const std::vector<IoEntry>& entries, std::strin
   for (size_t i = 0; i < entries.size(); ++i) {
     const IoEntry& e = entries[i];
     const std::string entry = Str(pointer, "/", i);
-    if (e.name.empty())
+    if (e.name.empty()) {
       sink.Report(rules::kModelIoName, m.offsets.At(entry + "/name"), "the name is empty");
+    } else if (const auto unsafe = UnsafeFileName(e.name)) {
+      sink.Report(rules::kModelIoFileName, m.offsets.At(entry + "/name"),
+                  Str(*unsafe, ": an output file named after it would leave its directory"));
+    }
     if (e.size == 0) {
       sink.Report(rules::kModelIoSize, m.offsets.At(entry + "/size"), "size is 0 vectors");
     }

@@ -59,13 +59,12 @@ class GeminiMutateTest : public ::testing::Test {
   }
 
   // The mutation of `rule`, or the reason it was declined.
-  conformance::OrDeclined<conformance::WrittenMutation> Mutate(const MutationInput& input,
-                                                               const Rule& rule) {
+  conformance::MutationResult Mutate(const MutationInput& input, const Rule& rule) {
     return conformance::MutateFile(GeminiFormat(), GeminiConformance(), input, rule, 0,
                                    (dir_ / "out.json").string());
   }
 
-  static std::string Reason(const conformance::OrDeclined<conformance::WrittenMutation>& out) {
+  static std::string Reason(const conformance::MutationResult& out) {
     const auto* declined = std::get_if<conformance::Declined>(&out);
     return declined ? declined->reason : "";
   }

@@ -54,6 +54,7 @@ std::vector<Expected> ExpectedLocations() {
       {&kModelConstsRange, "/consts/0"},
       {&kModelIoEmpty, "/inputs"},
       {&kModelIoName, "/inputs/0/name"},
+      {&kModelIoFileName, "/outputs/0/name"},
       {&kModelIoSize, "/outputs/0/size"},
       {&kModelIoRange, "/outputs/0"},
       {&kModelIoCount, "/inputs"},
