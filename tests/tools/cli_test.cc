@@ -350,6 +350,30 @@ TEST_F(CliTest, MutateWritesATensilBundle) {
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"tensil.instr.padding"});
 }
 
+// Validation goes on past the cap, so that every error is counted: three in
+// the manifest and one in the program.
+TEST_F(CliTest, MaxErrorsListsNAndCountsEveryOtherError) {
+  tensil::conformance::Bundle bundle = tensil::conformance::TinyBundle();
+  bundle.model["inputs"][0]["name"] = "";
+  bundle.model["outputs"][0]["name"] = "";
+  bundle.model["outputs"][0]["size"] = 0;
+  bundle.program.push_back("MatMul local=255 acc=2 size=3");
+  std::string error;
+  const auto written = tensil::conformance::WriteBundle(bundle, dir_.path(), "m", &error);
+  ASSERT_TRUE(written) << error;
+  const json all = json::parse(RunTool({"validate", "--output", "json", written->tmodel}).out);
+  ASSERT_EQ(all["files"][0]["errors"], 4) << all.dump(1);
+  for (int cap = 1; cap <= 4; ++cap) {
+    const json capped = json::parse(RunTool({"validate", "--output", "json", "--max-errors",
+                                             std::to_string(cap), written->tmodel})
+                                        .out);
+    const json& file = capped["files"][0];
+    EXPECT_EQ(file["diagnostics"].size(), static_cast<size_t>(cap)) << file.dump(1);
+    EXPECT_EQ(file["errors"], 4);
+    EXPECT_EQ(file["suppressed"], 4 - cap);
+  }
+}
+
 TEST_F(CliTest, MutateOfAGeminiRuleOnItsFrontendNeedsTheFrontend) {
   const std::string ir = dir_.Write("ir.json", Text(gemini::CaseBaseIr()));
   const std::string frontend = dir_.Write("frontend.json", Text(gemini::CaseBaseFrontend()));

@@ -201,10 +201,6 @@ bool JsonDecoder::List(std::vector<T>* out, F&& read_one) {
   while (reader_.NextElement()) {
     out->emplace_back();
     read_one(&out->back());
-    if (sink_.full()) {
-      while (reader_.NextElement()) reader_.Skip();
-      break;
-    }
   }
   return !reader_.failed();
 }
@@ -215,10 +211,6 @@ bool JsonDecoder::Elements(std::string_view what, F&& read_one) {
   reader_.BeginArray();
   for (size_t i = 0; reader_.NextElement(); ++i) {
     read_one(i);
-    if (sink_.full()) {
-      while (reader_.NextElement()) reader_.Skip();
-      break;
-    }
   }
   return !reader_.failed();
 }

@@ -26,7 +26,7 @@ template <typename State>
 bool RunPassGroups(std::span<const PassGroup<State>> groups, const State& state,
                    const ValidateContext& context, DiagnosticSink& sink) {
   for (const PassGroup<State> group : groups) {
-    if (sink.full() || OutOfTime(context, sink)) return false;
+    if (OutOfTime(context, sink)) return false;
     const uint64_t before = sink.blocking_count();
     for (const auto pass : group) pass(state);
     if (sink.blocking_count() != before) return false;
@@ -35,7 +35,7 @@ bool RunPassGroups(std::span<const PassGroup<State>> groups, const State& state,
 }
 
 // Runs `passes` over `state` in order while each leaves the blocking count
-// unchanged, the sink has room and the budget lasts: groups of one pass.
+// unchanged and the budget lasts: groups of one pass.
 // True when every pass ran.
 template <typename State>
 bool RunPasses(std::span<void (*const)(const State&)> passes, const State& state,

@@ -18,15 +18,14 @@ void DiagnosticSink::Report(const Rule& rule, Location location, std::string mes
   } else if (severity == Severity::kWarning) {
     ++warnings_;
   }
-  if (full() || (diagnostics_.size() >= kMaxKeptDiagnostics && !failing)) {
+  // A limit or internal failure is always listed: it says the verdict is unknown.
+  const bool capped = profile_.max_errors != 0 && listed_errors_ >= profile_.max_errors;
+  if ((capped || diagnostics_.size() >= kMaxKeptDiagnostics) && !failing) {
     ++suppressed_;
     return;
   }
+  if (severity == Severity::kError) ++listed_errors_;
   diagnostics_.push_back({&rule, severity, file_, std::move(location), std::move(message)});
-}
-
-bool DiagnosticSink::full() const {
-  return profile_.max_errors != 0 && errors_ > profile_.max_errors;
 }
 
 bool DiagnosticSink::Has(const Rule& rule) const {

@@ -1,5 +1,6 @@
 // DiagnosticSink: collects the diagnostics of one file, applies the profile
-// (--strict, --werror) and the --max-errors cap. It keeps at most
+// (--strict, --werror) and the --max-errors cap on what is listed; every
+// diagnostic is counted, listed or not. It keeps at most
 // kMaxKeptDiagnostics: past that many, diagnostics are counted (errors,
 // warnings and the suppressed count stay exact) but not stored, so that a
 // hostile file of millions of problems cannot make the report, and memory,
@@ -20,7 +21,7 @@ constexpr size_t kMaxKeptDiagnostics = 100000;
 struct Profile {
   bool strict = false;      // the spec as written: warnings become errors
   bool werror = false;      // warnings count as errors for the exit code
-  uint64_t max_errors = 0;  // stop collecting after this many errors (0: no cap)
+  uint64_t max_errors = 0;  // list no diagnostic after this many errors (0: no cap)
 };
 
 class DiagnosticSink {
@@ -36,9 +37,6 @@ class DiagnosticSink {
   uint64_t error_count() const { return errors_; }
   uint64_t warning_count() const { return warnings_; }
   uint64_t suppressed_count() const { return suppressed_; }
-  // True once --max-errors is reached: validators may return early.
-  bool full() const;
-
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   const std::string& file() const { return file_; }
   const Profile& profile() const { return profile_; }
@@ -54,6 +52,7 @@ class DiagnosticSink {
   uint64_t errors_ = 0;
   uint64_t warnings_ = 0;
   uint64_t suppressed_ = 0;
+  uint64_t listed_errors_ = 0;
   bool failed_ = false;
 };
 

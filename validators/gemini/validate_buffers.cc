@@ -343,7 +343,7 @@ void CheckForwardLifetimes(const Context& ctx, const Core& core) {
       for (int64_t id : f.transfer_ids) last_reader[id] = i;
     }
   }
-  for (size_t p = 0; p < core.workloads.size() && !ctx.sink.full(); ++p) {
+  for (size_t p = 0; p < core.workloads.size(); ++p) {
     const Workload& producer = core.workloads[p];
     for (const Ofmap& ofmap : producer.ofmaps) {
       const auto it = last_reader.find(ofmap.transfer_id);
@@ -387,7 +387,7 @@ void CheckSnapshotSequence(const Context& ctx, const Core& core) {
   };
   std::unordered_map<int64_t, Seen> tensors;
   std::unordered_map<int64_t, size_t> previous;  // tensor_id -> entry, in the previous snapshot
-  for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
+  for (size_t i = 0; i < core.workloads.size(); ++i) {
     const Workload& w = core.workloads[i];
     std::unordered_map<int64_t, size_t> current;
     for (size_t e = 0; e < w.buffer.size(); ++e) {
@@ -525,7 +525,7 @@ void CheckTensorOrder(const Context& ctx) {
 
 void CheckBuffers(const Context& ctx) {
   for (const Core& core : ctx.ir.cores) {
-    for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
       if (CheckRegions(ctx, core, i)) CheckPlacement(ctx, core, i);
       CheckWl0(ctx, core, i);
       CheckWl0Capacity(ctx, core, i);

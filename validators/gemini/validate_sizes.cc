@@ -141,7 +141,7 @@ void CheckSizes(const Context& ctx) {
     }
   }
   for (const Core& core : ctx.ir.cores) {
-    for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
       CheckWorkload(ctx, core.workloads[i], WorkloadPath(core, i));
     }
   }

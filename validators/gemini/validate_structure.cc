@@ -211,7 +211,7 @@ void CheckStructure(const Context& ctx) {
   }
   for (const Core& core : ctx.ir.cores) {
     CheckWorkloadOrder(ctx, core);
-    for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
       const Workload& w = core.workloads[i];
       const std::string path = WorkloadPath(core, i);
       CheckWorkloadRanges(ctx, w, path);

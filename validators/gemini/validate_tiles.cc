@@ -409,7 +409,7 @@ void CheckWindows(const Context& ctx) {
   std::sort(order.begin(), order.end());
   for (uint32_t layer : order) {
     const std::vector<TileRef>& tiles = layers[layer];
-    if (tiles.empty() || ctx.sink.full()) continue;
+    if (tiles.empty()) continue;
     size_t culprit = 0;
     std::string problem = OperandProblem(tiles, &culprit);
     for (int d = 2; d < 4 && problem.empty(); ++d) problem = WindowProblem(tiles, d, &culprit);
@@ -426,7 +426,7 @@ void CheckWindows(const Context& ctx) {
 
 void CheckTiles(const Context& ctx) {
   for (const Core& core : ctx.ir.cores) {
-    for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
       const Workload& w = core.workloads[i];
       const std::string path = WorkloadPath(core, i);
       CheckPartition(ctx, w, path);

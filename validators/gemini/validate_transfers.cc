@@ -188,7 +188,7 @@ void CheckCoverage(const Context& ctx) {
 // reader as a destination and runs first on a shared core.
 void CheckReads(const Context& ctx) {
   for (const Core& core : ctx.ir.cores) {
-    for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
       const Workload& w = core.workloads[i];
       const std::string path = WorkloadPath(core, i);
       const auto check = [&](int64_t id, uint64_t offset, const std::string& where) {
@@ -307,7 +307,7 @@ void CheckDestination(const Context& ctx, const Destination& d, int64_t t,
 
 void CheckDestinations(const Context& ctx) {
   for (const Core& core : ctx.ir.cores) {
-    for (size_t i = 0; i < core.workloads.size() && !ctx.sink.full(); ++i) {
+    for (size_t i = 0; i < core.workloads.size(); ++i) {
       const Workload& w = core.workloads[i];
       for (size_t o = 0; o < w.ofmaps.size(); ++o) {
         const Ofmap& ofmap = w.ofmaps[o];

@@ -95,7 +95,7 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
   ValidatePlanNames(ctx);
   const auto* plans = program.execution_plan();
   if (plans == nullptr) return;
-  for (uint32_t p = 0; p < plans->size() && !sink.full(); ++p) {
+  for (uint32_t p = 0; p < plans->size(); ++p) {
     if (OutOfTime(context, sink)) return;
     const fb::ExecutionPlan& plan = *plans->Get(p);
     const uint64_t before = sink.blocking_count();

@@ -34,7 +34,7 @@ Location WordAt(const Model& model, size_t index, uint64_t offset) {
 
 // TNS-15: Fixed18bp10.toBytes writes bits 18..31 as 0.
 void CheckFp18Words(ByteView tdata, const Model& model, size_t index, DiagnosticSink& sink) {
-  for (uint64_t offset = 0; offset + 4 <= tdata.size() && !sink.full(); offset += 4) {
+  for (uint64_t offset = 0; offset + 4 <= tdata.size(); offset += 4) {
     const uint32_t word = *ReadLE<uint32_t>(tdata, offset);
     if ((word >> 18) == 0) continue;
     sink.Report(rules::kTdataFp18Padding, WordAt(model, index, offset),
@@ -44,7 +44,7 @@ void CheckFp18Words(ByteView tdata, const Model& model, size_t index, Diagnostic
 
 // TNS-15: FLOAT32 is big-endian (DataOutputStream.writeFloat).
 void CheckFloatsFinite(ByteView tdata, const Model& model, size_t index, DiagnosticSink& sink) {
-  for (uint64_t offset = 0; offset + 4 <= tdata.size() && !sink.full(); offset += 4) {
+  for (uint64_t offset = 0; offset + 4 <= tdata.size(); offset += 4) {
     const uint32_t bits = uint32_t{tdata[offset]} << 24 | uint32_t{tdata[offset + 1]} << 16 |
                           uint32_t{tdata[offset + 2]} << 8 | tdata[offset + 3];
     if (std::isfinite(std::bit_cast<float>(bits))) continue;

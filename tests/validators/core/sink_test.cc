@@ -71,10 +71,8 @@ TEST(SinkTest, BlockingCountFollowsTheDefaultSeverityWhateverTheProfile) {
 TEST(SinkTest, MaxErrorsKeepsTheFirstNAndCountsTheRest) {
   DiagnosticSink sink(Profile{.max_errors = 2}, "a.pte");
   sink.Report(kError, AtOffset(1), "first");
-  EXPECT_FALSE(sink.full());
   sink.Report(kError, AtOffset(2), "second");
   sink.Report(kError, AtOffset(3), "third");
-  EXPECT_TRUE(sink.full());
   sink.Report(kQuirk, {}, "a warning after the cap");
   ASSERT_EQ(sink.diagnostics().size(), 2u);
   EXPECT_EQ(sink.diagnostics()[0].message, "first");
@@ -84,10 +82,19 @@ TEST(SinkTest, MaxErrorsKeepsTheFirstNAndCountsTheRest) {
   EXPECT_EQ(sink.warning_count(), 1u);
 }
 
+TEST(SinkTest, ALimitPastTheCapIsStillListed) {
+  DiagnosticSink sink(Profile{.max_errors = 1}, "a.pte");
+  sink.Report(kError, {}, "first");
+  sink.Report(kError, {}, "second");
+  sink.Report(core_rules::kLimitDepth, {}, "too deep");
+  ASSERT_EQ(sink.diagnostics().size(), 2u);
+  EXPECT_EQ(sink.diagnostics()[1].rule, &core_rules::kLimitDepth);
+  EXPECT_TRUE(sink.failed());
+}
+
 TEST(SinkTest, ZeroMaxErrorsMeansNoCap) {
   DiagnosticSink sink(Profile{}, "a.pte");
   for (int i = 0; i < 1000; ++i) sink.Report(kError, {}, "error");
-  EXPECT_FALSE(sink.full());
   EXPECT_EQ(sink.diagnostics().size(), 1000u);
   EXPECT_EQ(sink.suppressed_count(), 0u);
 }
