@@ -29,6 +29,8 @@ std::vector<Flag> ValidateFlags() {
       {"o", true, "FILE", "write the report to FILE instead of standard output"},
       {"strict", false, "", "the spec as written: documented real-file quirks become errors"},
       {"werror", false, "", "exit 1 on warnings too"},
+      {"fail-on-skip", false, "",
+       "a file of a directory that no format validates fails the run instead of being skipped"},
       {"max-errors", true, "N", "list at most N errors per file (default 0: all)"},
       {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
       {"frontend", true, "FILE",
@@ -64,6 +66,7 @@ struct ValidateOptions {
   Limits limits;
   std::vector<std::string> companions;
   std::vector<std::string> inputs;
+  bool fail_on_skip = false;  // a file a directory run would skip is an error instead
 };
 
 std::string FormatIds() {
@@ -103,6 +106,7 @@ std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* 
   if (!ApplyLimitFlags(parsed, &options.limits, error)) return std::nullopt;
   options.companions = parsed.All("data");
   for (const std::string& frontend : parsed.All("frontend")) options.companions.push_back(frontend);
+  options.fail_on_skip = parsed.Has("fail-on-skip");
   options.inputs = parsed.positional;
   if (options.inputs.empty()) {
     *error = "no input files";
@@ -169,6 +173,35 @@ void ValidateGuarded(const Format& format, const InputBuffer& buffer,
   }
 }
 
+// The format that detects the file; in a directory, also one it resembles
+// (a damaged file of that format is validated and reported, never skipped).
+const Format* FormatOf(const Input& input, const InputBuffer& buffer) {
+  const FormatEntry* format = DetectFormat(buffer.bytes());
+  if (format == nullptr && input.from_directory && buffer.size() > 0)
+    format = ResembledFormat(input.path, buffer.bytes());
+  return format != nullptr ? &format->validator : nullptr;
+}
+
+// A file no format validates does not conform (exit 1); inside a directory
+// it is most likely a file of another kind, listed as skipped, with the
+// reason, unless --fail-on-skip.
+void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateOptions& options,
+                  FileResult& result) {
+  const std::optional<std::string_view> unsupported = UnsupportedFormat(buffer.bytes());
+  const std::string reason = buffer.size() == 0 ? "empty file"
+                             : unsupported
+                                 ? std::string(*unsupported)
+                                 : Str("content matches no supported format (", FormatIds(), ")");
+  if (input.from_directory && !options.fail_on_skip) {
+    result.skipped = true;
+    result.skip_reason = reason;
+    return;
+  }
+  const Rule& rule = unsupported ? core_rules::kFormatUnsupported : core_rules::kFormatUnknown;
+  result.sink.Report(rule, {},
+                     unsupported ? reason : Str(reason, "; --format ID checks it as one"));
+}
+
 FileResult CheckInput(const Input& input, const ValidateOptions& options) {
   const std::string name = DisplayName(input.path);
   FileResult result{name, "", false, DiagnosticSink(options.profile, name)};
@@ -179,20 +212,9 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
   context.deadline = Deadline(options.limits.time_budget_ms);
   const std::optional<InputBuffer> buffer = ReadInput(input.path, options.limits, result.sink);
   if (!buffer) return result;
-  const FormatEntry* detected = options.forced != nullptr ? nullptr : DetectFormat(buffer->bytes());
-  const Format* format = options.forced != nullptr ? options.forced
-                         : detected != nullptr     ? &detected->validator
-                                                   : nullptr;
+  const Format* format = options.forced != nullptr ? options.forced : FormatOf(input, *buffer);
   if (format == nullptr) {
-    // Unknown content does not conform (exit 1); inside a directory it is
-    // most likely a file of another kind, listed as skipped.
-    if (input.from_directory) {
-      result.skipped = true;
-    } else {
-      result.sink.Report(core_rules::kFormatUnknown, {},
-                         Str("content matches no supported format (", FormatIds(),
-                             "); --format ID checks it as one"));
-    }
+    NotValidated(input, *buffer, options, result);
     OutOfTime(context, result.sink);
     return result;
   }
@@ -223,6 +245,43 @@ bool WriteOutput(const std::optional<std::string>& file, const std::string& repo
   return false;
 }
 
+// What the formats of the run's inputs read beside them: "pte takes a .ptd
+// (named data); ...".
+std::string CompanionKinds(const std::vector<FileResult>& results) {
+  std::string kinds;
+  for (const FormatEntry& format : Formats()) {
+    const bool seen = std::any_of(results.begin(), results.end(), [&](const FileResult& r) {
+      return r.format == format.validator.id();
+    });
+    if (!seen) continue;
+    if (!kinds.empty()) kinds += "; ";
+    kinds += Str(format.validator.id(), " takes ", format.validator.companion_kinds());
+  }
+  return kinds.empty() ? "no input was validated" : kinds;
+}
+
+// A companion the user named must be read and must be of a kind some input
+// of the run reads: a run never passes on a check it silently skipped. Each
+// companion that is not gets a result of its own.
+void CheckCompanions(const ValidateOptions& options, std::vector<FileResult>& results) {
+  const size_t inputs = results.size();
+  for (const std::string& path : options.companions) {
+    FileResult result{path, "", false, DiagnosticSink(options.profile, path)};
+    const std::optional<InputBuffer> buffer = ReadInput(path, options.limits, result.sink);
+    if (buffer) {
+      const auto takes = [&](const FileResult& input) {
+        const FormatEntry* format = FindFormat(input.format);
+        return format != nullptr && format->validator.TakesCompanion(path, buffer->bytes());
+      };
+      if (std::any_of(results.begin(), results.begin() + static_cast<ptrdiff_t>(inputs), takes))
+        continue;
+      result.sink.Report(core_rules::kCompanionUnused, {},
+                         Str("no input of this run reads it (", CompanionKinds(results), ")"));
+    }
+    results.push_back(std::move(result));
+  }
+}
+
 }  // namespace
 
 ExitCode RunValidate(const Args& args) {
@@ -247,6 +306,7 @@ ExitCode RunValidate(const Args& args) {
       results.push_back(CheckInput(input, *options));
     }
   }
+  CheckCompanions(*options, results);
 
   const std::string report = WriteReport(options->output, results, Catalogue());
   if (!WriteOutput(options->output_file, report)) return ExitCode::kFailure;

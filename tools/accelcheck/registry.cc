@@ -59,6 +59,24 @@ const FormatEntry* DetectFormat(ByteView bytes) {
   return nullptr;
 }
 
+const FormatEntry* ResembledFormat(const std::string& path, ByteView bytes) {
+  for (const FormatEntry& entry : Formats()) {
+    if (entry.validator.Resembles(path, bytes)) return &entry;
+  }
+  return nullptr;
+}
+
+std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
+  // The flatbuffer identifier of TensorFlow Lite, where Edge TPU packages live.
+  if (HasBytesAt(bytes, 4, "TFL3")) {
+    return "a TensorFlow Lite model (Edge TPU packages inside it are not validated yet)";
+  }
+  // A 1024-byte header, then the gzip of the archive.
+  if (HasBytesAt(bytes, 1024, "\x1f\x8b")) return "an AWS Neuron NEFF (not validated yet)";
+  if (HasBytesAt(bytes, 0, "\x1f\x8b")) return "a gzip stream (compressed inputs are not read yet)";
+  return std::nullopt;
+}
+
 const Rule* FindRule(std::string_view id) {
   for (const FormatEntry& entry : Formats()) {
     if (const Rule* rule = FindRuleOf(entry.validator, id)) return rule;

@@ -58,6 +58,14 @@ const FormatEntry* FindFormat(std::string_view id);
 // The first format that recognises `bytes` by content.
 const FormatEntry* DetectFormat(ByteView bytes);
 
+// The first format that Detect refuses but that `bytes` (the file at
+// `path`) resembles by name or first bytes: a damaged file of that format.
+const FormatEntry* ResembledFormat(const std::string& path, ByteView bytes);
+
+// What `bytes` are when they are a format accelcheck recognises but does not
+// validate yet ("a TensorFlow Lite model ..."), or nothing.
+std::optional<std::string_view> UnsupportedFormat(ByteView bytes);
+
 // Looks a rule up by id over the core table and every format's table.
 const Rule* FindRule(std::string_view id);
 

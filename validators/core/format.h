@@ -35,6 +35,11 @@ class Format {
   virtual RuleTable rules() const = 0;
   // Recognises the format by content (never by file name).
   virtual bool Detect(ByteView bytes) const = 0;
+  // True for a file Detect refuses that still looks like one of the format's
+  // by its name or first bytes (a truncated or damaged file): a directory
+  // run validates it as this format, so that its problems are reported
+  // rather than the file skipped.
+  virtual bool Resembles(const std::string& path, ByteView bytes) const = 0;
   // Decodes and validates, reporting every problem to `sink`.
   virtual void Validate(const InputBuffer& input, const ValidateContext& context,
                         DiagnosticSink& sink) const = 0;
@@ -42,6 +47,11 @@ class Format {
   // decode (the reasons go to `sink`).
   virtual nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
                                  DiagnosticSink& sink) const = 0;
+  // Whether the format reads `bytes` (the file at `path`) as a companion of
+  // its inputs, and what companions it reads, in words: how a run tells a
+  // companion of the wrong kind (docs/ARCHITECTURE.md "Companions").
+  virtual bool TakesCompanion(const std::string& path, ByteView bytes) const = 0;
+  virtual std::string_view companion_kinds() const = 0;  // "a .ptd (named data)"
 };
 
 // Looks a rule up by id in the core table and `format`'s table: the rules a

@@ -103,6 +103,7 @@ Json FileJson(const FileResult& result) {
   return Json{{"path", result.path},
               {"format", result.format.empty() ? Json(nullptr) : Json(result.format)},
               {"outcome", OutcomeName(OutcomeOf(result))},
+              {"skip_reason", result.skipped ? Json(result.skip_reason) : Json(nullptr)},
               {"errors", result.sink.error_count()},
               {"warnings", result.sink.warning_count()},
               {"suppressed", result.sink.suppressed_count()},
@@ -244,7 +245,7 @@ std::string JunitTestcase(const FileResult& result) {
   const std::string type = first != nullptr ? std::string(first->rule->id) : "warning";
   const std::string lines = XmlEscape(DiagnosticLines(result), false);
   if (outcome == Outcome::kSkipped) {
-    out += "      <skipped message=\"content matches no supported format\"/>\n";
+    out += Str("      <skipped message=\"", XmlEscape(result.skip_reason, true), "\"/>\n");
   } else if (outcome == Outcome::kFailed || outcome == Outcome::kErrors) {
     const std::string element = outcome == Outcome::kFailed ? "error" : "failure";
     const std::string message = Str(Plural(result.sink.error_count(), "error"), ", ",
@@ -311,7 +312,7 @@ RunSummary Summarize(std::span<const FileResult> results) {
   }
   if (s.failed > 0) {
     s.exit_code = ExitCode::kFailure;
-  } else if (s.with_errors > 0) {
+  } else if (s.with_errors > 0 || s.files == s.skipped) {
     s.exit_code = ExitCode::kErrors;
   }
   return s;
@@ -355,7 +356,7 @@ std::string WriteText(std::span<const FileResult> results) {
   std::string out;
   for (const FileResult& result : results) {
     if (result.skipped) {
-      out += OneLine(result.path) + ": skipped: content matches no supported format\n";
+      out += OneLine(result.path) + ": skipped: " + OneLine(result.skip_reason) + "\n";
     }
     for (const Diagnostic& d : result.sink.diagnostics()) out += TextLine(d) + "\n";
   }
@@ -365,6 +366,7 @@ std::string WriteText(std::span<const FileResult> results) {
   if (s.failed > 0) out += Str(", ", s.failed, s.failed == 1 ? " file" : " files", " failed");
   if (s.skipped > 0) out += Str(", ", s.skipped, " skipped");
   if (s.suppressed > 0) out += Str(", ", s.suppressed, SuppressedNote());
+  if (s.files == s.skipped) out += "; nothing was validated";
   return out + "\n";
 }
 

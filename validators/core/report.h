@@ -31,6 +31,7 @@ struct FileResult {
   std::string format;    // the detected or forced format id; empty when none
   bool skipped = false;  // found in a directory walk, its content matches no format
   DiagnosticSink sink;
+  std::string skip_reason = "content matches no supported format";
 };
 
 enum class Outcome : uint8_t { kConforms, kErrors, kFailed, kSkipped };
@@ -52,6 +53,8 @@ struct RunSummary {
   ExitCode exit_code = ExitCode::kConforms;  // over all files
 };
 
+// A run in which every file was skipped validated nothing: it does not pass
+// (exit 1), so that a CI gate pointed at the wrong directory fails.
 RunSummary Summarize(std::span<const FileResult> results);
 
 enum class ReportFormat : uint8_t { kText, kJson, kSarif, kJunit };

@@ -45,6 +45,11 @@ struct Frontend {
 // read, and a value of another shape is left at its default.
 std::optional<Frontend> ParseFrontend(ByteView text, const Limits& limits, DiagnosticSink& sink);
 
+// True for a JSON object whose first bytes hold a layer's "operation" or
+// "layer_index" and that is not a scheduler IR: how a frontend IR is told
+// from other companions.
+bool LooksLikeFrontend(ByteView text);
+
 // pe operations run on the PE array; the rest on the vector processor (I-S5).
 bool IsPeOp(Op op);
 

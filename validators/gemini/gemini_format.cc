@@ -1,5 +1,7 @@
 #include "validators/gemini/gemini_format.h"
 
+#include <algorithm>
+
 #include "validators/core/core_rules.h"
 #include "validators/core/text.h"
 #include "validators/gemini/decode.h"
@@ -11,9 +13,21 @@ namespace accelcheck::gemini {
 std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
                                      const Limits& limits, DiagnosticSink& sink) {
   if (companions.empty()) return std::nullopt;
-  const std::string& path = companions.front();
+  // The first companion that looks like a frontend IR; a lone companion is
+  // read as one whatever it holds, so that a broken frontend gets its reason.
+  std::string path = companions.front();
   std::string error;
-  auto buffer = ReadFileLimited(path, limits.max_file_size, &error);
+  std::optional<InputBuffer> buffer;
+  for (const std::string& companion : companions) {
+    std::optional<InputBuffer> candidate = ReadFileLimited(companion, limits.max_file_size, &error);
+    if (candidate && LooksLikeFrontend(candidate->bytes())) {
+      path = companion;
+      buffer = std::move(candidate);
+      break;
+    }
+  }
+  if (!buffer && companions.size() > 1) return std::nullopt;
+  if (!buffer) buffer = ReadFileLimited(path, limits.max_file_size, &error);
   if (!buffer) {
     sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path},
                 Str("frontend IR ", Quoted(path), " cannot be used: ", error));
@@ -50,6 +64,21 @@ nlohmann::json RangeJson(const Range& r) { return {r.lo, r.hi}; }
 
 class GeminiFormatImpl final : public Format {
  public:
+  bool TakesCompanion(const std::string&, ByteView bytes) const override {
+    return LooksLikeFrontend(bytes);
+  }
+  std::string_view companion_kinds() const override { return "its frontend IR"; }
+  // A JSON object that opens with the DRAM entry "-1" or names a workload
+  // field: a schedule cut short or damaged before its core list.
+  bool Resembles(const std::string&, ByteView bytes) const override {
+    const std::string_view head(reinterpret_cast<const char*>(bytes.data()),
+                                std::min<size_t>(bytes.size(), 4096));
+    const size_t brace = head.find_first_not_of(" \t\r\n");
+    if (brace == std::string_view::npos || head[brace] != '{') return false;
+    return head.find("\"-1\"") != std::string_view::npos ||
+           head.find("\"workload_id\"") != std::string_view::npos;
+  }
+
   std::string_view id() const override { return "gemini"; }
   std::string_view description() const override {
     return "Gemini scheduler IR (x_stschedule.json), with its frontend IR as companion";

@@ -12,9 +12,10 @@ namespace accelcheck::gemini {
 
 const Format& GeminiFormat();
 
-// The frontend IR named among the companions (--data / --frontend), parsed;
-// nullopt when none is named. A named file that cannot be read or parsed is
-// reported to `sink` as core.io.read.
+// The frontend IR named among the companions (--data / --frontend), parsed:
+// the first that looks like one, or the only companion. Nothing when none is
+// named; a frontend that cannot be read or parsed is reported to `sink` as
+// core.io.read.
 std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
                                      const Limits& limits, DiagnosticSink& sink);
 

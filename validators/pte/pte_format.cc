@@ -18,19 +18,26 @@ namespace {
 
 bool IsPtd(ByteView bytes) { return HasBytesAt(bytes, 4, "FT01"); }
 
-// A companion .ptd: named on the command line, else <stem>.ptd next to the .pte.
-std::optional<std::string> CompanionPath(const ValidateContext& context) {
+// The named-data file: the first companion that is a .ptd by content, else
+// <stem>.ptd next to the .pte.
+std::optional<InputBuffer> ReadNamedData(const ValidateContext& context, std::string* path) {
+  std::string error;
   for (const std::string& companion : context.companions) {
-    if (std::filesystem::path(companion).extension() == ".ptd") return companion;
+    auto buffer = ReadFileLimited(companion, context.limits.max_file_size, &error);
+    if (!buffer || !IsPtd(buffer->bytes())) continue;
+    *path = companion;
+    return buffer;
   }
   if (context.path.empty()) return std::nullopt;
   std::filesystem::path sibling(context.path);
   sibling.replace_extension(".ptd");
-  std::error_code error;
-  if (sibling.string() != context.path && std::filesystem::is_regular_file(sibling, error)) {
-    return sibling.string();
-  }
-  return std::nullopt;
+  std::error_code ec;
+  if (sibling.string() == context.path || !std::filesystem::is_regular_file(sibling, ec))
+    return std::nullopt;
+  auto buffer = ReadFileLimited(sibling.string(), context.limits.max_file_size, &error);
+  if (!buffer || !IsPtd(buffer->bytes())) return std::nullopt;
+  *path = sibling.string();
+  return buffer;
 }
 
 // The named data a companion .ptd offers, when it validates; its own
@@ -40,12 +47,10 @@ struct Companion {
   NamedLayouts layouts;
 };
 std::optional<Companion> LoadCompanion(const ValidateContext& context) {
-  const auto path = CompanionPath(context);
-  if (!path) return std::nullopt;
-  std::string error;
-  auto buffer = ReadFileLimited(*path, context.limits.max_file_size, &error);
-  if (!buffer || !IsPtd(buffer->bytes())) return std::nullopt;
-  DiagnosticSink scratch(Profile{}, *path);
+  std::string path;
+  auto buffer = ReadNamedData(context, &path);
+  if (!buffer) return std::nullopt;
+  DiagnosticSink scratch(Profile{}, path);
   const auto* root = ValidatePtd(buffer->bytes(), context.limits, scratch);
   if (root == nullptr) return std::nullopt;
   Companion companion{std::move(*buffer), {}};
@@ -108,6 +113,14 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
 
 class PteFormatImpl final : public Format {
  public:
+  bool TakesCompanion(const std::string&, ByteView bytes) const override { return IsPtd(bytes); }
+  // "ET" opens the identifier of every ExecuTorch version (docs/formats/pte.md §1).
+  bool Resembles(const std::string& path, ByteView bytes) const override {
+    const std::filesystem::path extension = std::filesystem::path(path).extension();
+    return extension == ".pte" || extension == ".ptd" || HasBytesAt(bytes, 4, "ET");
+  }
+  std::string_view companion_kinds() const override { return "a .ptd (named data)"; }
+
   std::string_view id() const override { return "pte"; }
   std::string_view description() const override {
     return "ExecuTorch program (.pte, ET12) and named-data file (.ptd, FT01)";

@@ -232,6 +232,22 @@ json ProgramJson(ByteView program, const Layout& layout) {
 
 class TensilFormatImpl final : public Format {
  public:
+  // Found by extension, as the drivers find them: .tprog and .tdata are raw
+  // bytes that only their names tell.
+  bool TakesCompanion(const std::string& path, ByteView) const override {
+    const fs::path extension = fs::path(path).extension();
+    return extension == ".tarch" || extension == ".tmodel" || extension == ".tprog" ||
+           extension == ".tdata";
+  }
+  // A .tprog or .tdata is validated through the .tmodel that names it.
+  bool Resembles(const std::string& path, ByteView) const override {
+    const fs::path extension = fs::path(path).extension();
+    return extension == ".tmodel" || extension == ".tarch";
+  }
+  std::string_view companion_kinds() const override {
+    return "a .tarch or .tmodel, or the .tprog or .tdata of a .tmodel";
+  }
+
   std::string_view id() const override { return "tensil"; }
   std::string_view description() const override {
     return "Tensil model (.tmodel with its .tprog and .tdata) and architecture (.tarch)";

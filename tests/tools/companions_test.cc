@@ -1,0 +1,115 @@
+// Companions named with --data or --frontend: one that cannot be read, or
+// that no input of the run reads, fails the run (docs/ARCHITECTURE.md
+// "Companions"), the same way for every format.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "conformance/gemini/cases.h"
+#include "conformance/tensil/bundle.h"
+#include "tests/tools/tool_runner.h"
+
+namespace accelcheck::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::vector<uint8_t> Text(const std::string& text) { return {text.begin(), text.end()}; }
+
+// The report's results for `path`: its rules.
+std::vector<std::string> RulesOf(const json& report, const std::string& path) {
+  std::vector<std::string> rules;
+  for (const json& file : report["files"]) {
+    if (file["path"] != path) continue;
+    for (const json& d : file["diagnostics"]) rules.push_back(d["rule"]);
+  }
+  return rules;
+}
+
+class CompanionsTest : public ::testing::Test {
+ protected:
+  CompanionsTest()
+      : dir_("companions_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+
+  // A .pte with EXTERNAL tensors and its .ptd, from the project's recipe.
+  std::string ExternalProgram() {
+    const std::string pte = (dir_.path() / "external.pte").string();
+    const ToolRun run = RunTool(
+        {"generate", "pte", "--recipe",
+         (fs::path(ACCELCHECK_SOURCE_DIR) / "conformance/pte/recipes/external.json").string(), "-o",
+         pte});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    fs::rename(dir_.path() / "external.ptd", dir_.path() / "named.ptd");
+    return pte;
+  }
+
+  std::string Tarch() {
+    return dir_.Write("a.tarch", Text(tensil::conformance::TinyBundle().model["arch"].dump()));
+  }
+
+  json Validate(const std::vector<std::string>& args, int expected_exit) {
+    std::vector<std::string> command = {"validate", "--output", "json"};
+    command.insert(command.end(), args.begin(), args.end());
+    const ToolRun run = RunTool(command);
+    EXPECT_EQ(run.exit_code, expected_exit) << run.out << run.err;
+    return json::parse(run.out);
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(CompanionsTest, TheRightCompanionIsUsedAndPasses) {
+  const std::string pte = ExternalProgram();
+  const json report = Validate({pte, "--data", (dir_.path() / "named.ptd").string()}, 0);
+  EXPECT_EQ(report["files"].size(), 1u) << report.dump(1);
+}
+
+TEST_F(CompanionsTest, AMissingCompanionIsAnIoErrorForEveryFormat) {
+  const std::string missing = (dir_.path() / "no_such_file").string();
+  const std::string pte = ExternalProgram();
+  const std::string ir = dir_.Write("ir.json", Text(gemini::CaseBaseIr()));
+  std::string error;
+  const auto tensil =
+      tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), dir_.path(), "m", &error);
+  ASSERT_TRUE(tensil) << error;
+  for (const std::string& input : {pte, ir, tensil->tmodel}) {
+    const json report = Validate({input, "--data", missing}, 3);
+    EXPECT_EQ(RulesOf(report, missing), std::vector<std::string>{"core.io.read"})
+        << input << ": " << report.dump(1);
+  }
+}
+
+TEST_F(CompanionsTest, ACompanionOfTheWrongKindIsAnError) {
+  const std::string pte = ExternalProgram();
+  const std::string tarch = Tarch();
+  json report = Validate({pte, "--data", tarch}, 1);
+  EXPECT_EQ(RulesOf(report, tarch), std::vector<std::string>{"core.companion.unused"})
+      << report.dump(1);
+
+  const std::string frontend = dir_.Write("frontend.json", Text(gemini::CaseBaseFrontend()));
+  std::string error;
+  const auto tensil =
+      tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), dir_.path(), "m", &error);
+  ASSERT_TRUE(tensil) << error;
+  report = Validate({tensil->tmodel, "--data", frontend}, 1);
+  EXPECT_EQ(RulesOf(report, frontend), std::vector<std::string>{"core.companion.unused"})
+      << report.dump(1);
+}
+
+// In a run of several formats, a companion counts as used when any input
+// reads it.
+TEST_F(CompanionsTest, ACompanionAnyInputReadsIsUsed) {
+  const std::string pte = ExternalProgram();
+  const std::string ir = dir_.Write("ir.json", Text(gemini::CaseBaseIr()));
+  const std::string frontend = dir_.Write("frontend.json", Text(gemini::CaseBaseFrontend()));
+  const json report = Validate(
+      {pte, ir, "--data", (dir_.path() / "named.ptd").string(), "--frontend", frontend}, 0);
+  EXPECT_EQ(report["files"].size(), 2u) << report.dump(1);
+}
+
+}  // namespace
+}  // namespace accelcheck::testing

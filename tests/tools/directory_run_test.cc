@@ -1,0 +1,121 @@
+// Directory runs as a CI gate sees them: a damaged file of a known format is
+// validated and fails, a file of another kind is skipped with its reason, and
+// a run that validated nothing does not pass.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "conformance/gemini/cases.h"
+#include "conformance/pte/recipes.h"
+#include "conformance/pte/serialize.h"
+#include "conformance/tensil/bundle.h"
+#include "tests/tools/tool_runner.h"
+
+namespace accelcheck::testing {
+namespace {
+
+using nlohmann::json;
+
+std::vector<uint8_t> Text(const std::string& text) { return {text.begin(), text.end()}; }
+
+std::vector<uint8_t> Program() {
+  return pte::Serialize(pte::BuildRecipe(json::parse(R"({"plans": [{
+      "name": "forward",
+      "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2]}},
+                 {"name": "y", "tensor": {"dtype": "float", "sizes": [2]}}],
+      "inputs": ["x"], "outputs": ["y"],
+      "instructions": [{"kernel": "aten::relu.out", "args": ["x", "y"]}]}]})")));
+}
+
+std::vector<uint8_t> FirstBytes(const std::vector<uint8_t>& bytes, size_t count) {
+  return {bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(count)};
+}
+
+// What the JSON report says of the file whose path ends with `name`.
+json FileNamed(const json& report, const std::string& name) {
+  for (const json& file : report["files"]) {
+    const std::string path = file["path"];
+    if (path.size() >= name.size() &&
+        path.compare(path.size() - name.size(), name.size(), name) == 0)
+      return file;
+  }
+  return nullptr;
+}
+
+class DirectoryRunTest : public ::testing::Test {
+ protected:
+  DirectoryRunTest()
+      : dir_("dirrun_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+
+  json Validate(const std::vector<std::string>& args, int expected_exit) {
+    std::vector<std::string> command = {"validate", "--output", "json"};
+    command.insert(command.end(), args.begin(), args.end());
+    const ToolRun run = RunTool(command);
+    EXPECT_EQ(run.exit_code, expected_exit) << run.out << run.err;
+    return json::parse(run.out);
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(DirectoryRunTest, ADamagedFileOfAKnownFormatIsValidatedNotSkipped) {
+  std::vector<uint8_t> pte = Program();
+  pte[4] = 'X';  // "ET12" -> "XT12"
+  dir_.Write("damaged.pte", pte);
+  dir_.Write("cut_schedule.json", FirstBytes(Text(gemini::CaseBaseIr()), 100));
+  const std::string tmodel = tensil::conformance::TinyBundle().model.dump();
+  dir_.Write("cut.tmodel", FirstBytes(Text(tmodel), 50));
+  const json report = Validate({dir_.path().string()}, 1);
+  for (const std::string name : {"damaged.pte", "cut_schedule.json", "cut.tmodel"}) {
+    const json file = FileNamed(report, name);
+    EXPECT_EQ(file["outcome"], "errors") << name << ": " << report.dump(1);
+  }
+}
+
+TEST_F(DirectoryRunTest, OtherFilesAreSkippedWithTheirReason) {
+  dir_.Write("valid.pte", Program());
+  dir_.Write("empty.bin", {});
+  dir_.Write("README.md", Text("# notes\n"));
+  std::vector<uint8_t> tflite(64, 0);
+  std::copy_n("TFL3", 4, tflite.begin() + 4);
+  dir_.Write("model.tflite", tflite);
+  const json report = Validate({dir_.path().string()}, 0);
+  EXPECT_EQ(FileNamed(report, "valid.pte")["outcome"], "conforms");
+  EXPECT_EQ(FileNamed(report, "empty.bin")["skip_reason"], "empty file");
+  EXPECT_NE(std::string(FileNamed(report, "README.md")["skip_reason"]).find("no supported format"),
+            std::string::npos);
+  EXPECT_NE(std::string(FileNamed(report, "model.tflite")["skip_reason"]).find("TensorFlow Lite"),
+            std::string::npos);
+}
+
+TEST_F(DirectoryRunTest, FailOnSkipMakesASkippedFileAnError) {
+  dir_.Write("valid.pte", Program());
+  dir_.Write("README.md", Text("# notes\n"));
+  const json report = Validate({"--fail-on-skip", dir_.path().string()}, 1);
+  EXPECT_EQ(FileNamed(report, "README.md")["diagnostics"][0]["rule"], "core.format.unknown");
+}
+
+TEST_F(DirectoryRunTest, ARunThatValidatedNothingFails) {
+  dir_.Write("README.md", Text("# notes\n"));
+  const ToolRun run = RunTool({"validate", dir_.path().string()});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("nothing was validated"), std::string::npos) << run.out;
+  const TempDir empty("dirrun_empty");
+  EXPECT_EQ(RunTool({"validate", empty.path().string()}).exit_code, 1);
+}
+
+TEST_F(DirectoryRunTest, ANamedFileSaysWhatItIs) {
+  const json empty = Validate({dir_.Write("empty.bin", {})}, 1);
+  EXPECT_EQ(empty["files"][0]["diagnostics"][0]["rule"], "core.format.unknown");
+  EXPECT_EQ(std::string(empty["files"][0]["diagnostics"][0]["message"]).rfind("empty file", 0), 0u);
+  std::vector<uint8_t> tflite(64, 0);
+  std::copy_n("TFL3", 4, tflite.begin() + 4);
+  const json unsupported = Validate({dir_.Write("m.tflite", tflite)}, 1);
+  EXPECT_EQ(unsupported["files"][0]["diagnostics"][0]["rule"], "core.format.unsupported");
+}
+
+}  // namespace
+}  // namespace accelcheck::testing
