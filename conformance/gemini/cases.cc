@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/gemini/generate.h"
+#include "validators/core/json_exception.h"
 #include "validators/core/text.h"
 #include "validators/gemini/rules.h"
 
@@ -637,7 +638,8 @@ ac::OrDeclined<std::string> Changed(const std::string& text, const Change& c) {
     return changed;
   } catch (const std::exception& e) {
     return ac::Declined{Str("cannot break ", c.rule->id,
-                            " in this IR: it lacks what the change edits (", e.what(), ")")};
+                            " in this IR: it lacks what the change edits (",
+                            JsonExceptionText(e.what()), ")")};
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "conformance/pte/serialize.h"
 #include "validators/core/checked.h"
+#include "validators/core/json_exception.h"
 #include "validators/core/text.h"
 
 namespace accelcheck::pte {
@@ -656,7 +657,7 @@ RecipeFiles BuildRecipeFiles(const json& recipe) {
       program.AddNamedData(n.at("key").get<std::string>(), ParsePayload(n.at("payload")));
     }
   } catch (const json::exception& e) {
-    Fail(Str("bad recipe: ", e.what()));
+    Fail(Str("bad recipe: ", JsonExceptionText(e.what())));
   }
   return RecipeFiles{program.Build(), program.BuildPtd()};
 }

@@ -352,6 +352,15 @@ TEST_F(CliTest, MutateWritesATensilBundle) {
 
 // Validation goes on past the cap, so that every error is counted: three in
 // the manifest and one in the program.
+TEST_F(CliTest, ABadRecipeIsExplainedWithoutTheJsonLibrarysIds) {
+  const std::string recipe = dir_.Write("r.json", Text(R"({"plans": [{"name": 7}]})"));
+  const ToolRun run =
+      RunTool({"generate", "pte", "--recipe", recipe, "-o", (dir_.path() / "out.pte").string()});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("bad recipe"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("json.exception"), std::string::npos) << run.err;
+}
+
 TEST_F(CliTest, MaxErrorsListsNAndCountsEveryOtherError) {
   tensil::conformance::Bundle bundle = tensil::conformance::TinyBundle();
   bundle.model["inputs"][0]["name"] = "";

@@ -13,6 +13,7 @@
 #include "conformance/pte/serialize.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
+#include "validators/core/json_exception.h"
 #include "validators/core/output_file.h"
 
 namespace accelcheck::cli {
@@ -65,7 +66,8 @@ ExitCode RunGeneratePte(const Args& args) {
   } catch (const std::exception& e) {
     // A recipe that does not describe a valid program is the caller's input
     // error, like a bad flag.
-    std::cerr << "accelcheck generate: " << *recipe_path << ": " << e.what() << "\n";
+    std::cerr << "accelcheck generate: " << *recipe_path << ": " << JsonExceptionText(e.what())
+              << "\n";
     return ExitCode::kUsage;
   }
   const std::string data_path = std::filesystem::path(*out_path).replace_extension(".ptd").string();

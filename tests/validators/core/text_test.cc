@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "validators/core/json_exception.h"
+
 namespace accelcheck {
 namespace {
 
@@ -42,4 +44,10 @@ TEST(StrTest, MakesJsonPointersAndMessages) {
 }
 
 }  // namespace
+TEST(JsonExceptionText, DropsTheLibrarysIdAndKeepsTheReason) {
+  EXPECT_EQ(JsonExceptionText("[json.exception.type_error.302] type must be number, but is string"),
+            "type must be number, but is string");
+  EXPECT_EQ(JsonExceptionText("plain reason"), "plain reason");
+}
+
 }  // namespace accelcheck
