@@ -18,7 +18,9 @@ namespace accelcheck {
 // What one validation run of one file may use besides its bytes.
 struct ValidateContext {
   Limits limits;
-  std::string path;  // the input's path, for companion-file lookup
+  // The input's path, for companion-file lookup. Empty for bytes held in
+  // memory: then no file is looked up beside the input, only companions.
+  std::string path;
   // Companion files named on the command line (a .ptd for a .pte, ...).
   std::vector<std::string> companions;
   // The file's --time-budget-ms, started by the caller before the file is
