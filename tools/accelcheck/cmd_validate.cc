@@ -1,11 +1,9 @@
 // accelcheck validate FILE|DIR|- ...: checks every input against every rule of
 // its format and writes one report for the whole run.
 #include <algorithm>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <new>
 #include <system_error>
 
 #include "tools/accelcheck/commands.h"
@@ -65,10 +63,6 @@ struct ValidateOptions {
   std::vector<std::string> companions;
   std::vector<std::string> inputs;
 };
-
-std::string FormatIds() {
-  return accelcheck::FormatIds([](const FormatEntry&) { return true; });
-}
 
 std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
   ValidateOptions options;
@@ -156,19 +150,6 @@ std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
   return inputs;
 }
 
-// A failure inside a validator is reported as core.internal (exit 3) and
-// never as a verdict on the file.
-void ValidateGuarded(const Format& format, const InputBuffer& buffer,
-                     const ValidateContext& context, DiagnosticSink& sink) {
-  try {
-    format.Validate(buffer, context, sink);
-  } catch (const std::bad_alloc&) {
-    sink.Report(core_rules::kInternalError, {}, "out of memory while checking the file");
-  } catch (const std::exception& e) {
-    sink.Report(core_rules::kInternalError, {}, Str("unexpected exception: ", e.what()));
-  }
-}
-
 FileResult CheckInput(const Input& input, const ValidateOptions& options) {
   const std::string name = DisplayName(input.path);
   FileResult result{name, "", false, DiagnosticSink(options.profile, name)};
@@ -179,19 +160,14 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
   context.deadline = Deadline(options.limits.time_budget_ms);
   const std::optional<InputBuffer> buffer = ReadInput(input.path, options.limits, result.sink);
   if (!buffer) return result;
-  const FormatEntry* detected = options.forced != nullptr ? nullptr : DetectFormat(buffer->bytes());
-  const Format* format = options.forced != nullptr ? options.forced
-                         : detected != nullptr     ? &detected->validator
-                                                   : nullptr;
+  const Format* format = ValidatorFor(buffer->bytes(), options.forced);
   if (format == nullptr) {
     // Unknown content does not conform (exit 1); inside a directory it is
     // most likely a file of another kind, listed as skipped.
     if (input.from_directory) {
       result.skipped = true;
     } else {
-      result.sink.Report(core_rules::kFormatUnknown, {},
-                         Str("content matches no supported format (", FormatIds(),
-                             "); --format ID checks it as one"));
+      ReportUnknownFormat("--format ID", result.sink);
     }
     OutOfTime(context, result.sink);
     return result;

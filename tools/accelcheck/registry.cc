@@ -3,6 +3,8 @@
 #include "conformance/gemini/mutate.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/tensil/mutate.h"
+#include "validators/core/core_rules.h"
+#include "validators/core/text.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/pte/pte_format.h"
 #include "validators/tensil/tensil_format.h"
@@ -57,6 +59,18 @@ const FormatEntry* DetectFormat(ByteView bytes) {
     if (entry.validator.Detect(bytes)) return &entry;
   }
   return nullptr;
+}
+
+const Format* ValidatorFor(ByteView bytes, const Format* forced) {
+  if (forced != nullptr) return forced;
+  const FormatEntry* detected = DetectFormat(bytes);
+  return detected != nullptr ? &detected->validator : nullptr;
+}
+
+void ReportUnknownFormat(std::string_view to_force, DiagnosticSink& sink) {
+  sink.Report(core_rules::kFormatUnknown, {},
+              Str("content matches no supported format (", FormatIds(), "); ", to_force,
+                  " checks it as one"));
 }
 
 const Rule* FindRule(std::string_view id) {

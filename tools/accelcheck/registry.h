@@ -57,6 +57,12 @@ std::vector<const conformance::Provider*> Providers();
 const FormatEntry* FindFormat(std::string_view id);
 // The first format that recognises `bytes` by content.
 const FormatEntry* DetectFormat(ByteView bytes);
+// The validator `bytes` are checked with: `forced` when given, else the
+// detected format's; null when no format recognises them.
+const Format* ValidatorFor(ByteView bytes, const Format* forced);
+// Reports core.format.unknown for content no format recognises; `to_force`
+// says how the caller names a format instead ("--format ID").
+void ReportUnknownFormat(std::string_view to_force, DiagnosticSink& sink);
 
 // Looks a rule up by id over the core table and every format's table.
 const Rule* FindRule(std::string_view id);
@@ -71,6 +77,11 @@ std::string FormatIds(Predicate has) {
     ids += entry.id();
   }
   return ids;
+}
+
+// "pte, tensil, gemini": every format's id.
+inline std::string FormatIds() {
+  return FormatIds([](const FormatEntry&) { return true; });
 }
 
 }  // namespace accelcheck

@@ -50,4 +50,9 @@ class Format {
 // validation of `format` can report.
 const Rule* FindRuleOf(const Format& format, std::string_view id);
 
+// format.Validate, with a failure inside the validator (an exception, memory
+// exhausted) reported as core.internal: never a verdict on the file.
+void ValidateGuarded(const Format& format, const InputBuffer& input, const ValidateContext& context,
+                     DiagnosticSink& sink);
+
 }  // namespace accelcheck
