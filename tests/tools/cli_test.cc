@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "tests/tools/tool_runner.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/registry.h"
+#include "validators/core/report.h"
 
 namespace accelcheck::testing {
 namespace {
@@ -74,6 +76,19 @@ TEST_F(CliTest, NoCommandIsAUsageError) {
   const ToolRun run = RunTool({});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("usage: accelcheck"), std::string::npos) << run.err;
+}
+
+TEST_F(CliTest, VersionTellsHowTheToolWasBuilt) {
+  const ToolRun run = RunTool({"--version"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string first = "accelcheck " + std::string(kToolVersion) + "\n";
+  ASSERT_EQ(run.out.rfind(first, 0), 0u) << run.out;
+  const std::regex details(
+      "commit: ([0-9a-f]{12}|unknown)\n"
+      "compiler: [A-Za-z]+ [0-9][0-9.]*\n"
+      "build type: [A-Za-z]*\n"
+      "formats: pte, tensil, gemini\n");
+  EXPECT_TRUE(std::regex_match(run.out.substr(first.size()), details)) << run.out;
 }
 
 TEST_F(CliTest, ValidProgramConforms) {
