@@ -5,36 +5,17 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "accelcheck/accelcheck.h"
-#include "conformance/pte/recipes.h"
-#include "conformance/pte/serialize.h"
 #include "conformance/tensil/bundle.h"
+#include "tests/support/small_program.h"
 #include "validators/core/report.h"
 
 namespace accelcheck::api {
 namespace {
 
-// z = x + y with y a constant.
-std::vector<uint8_t> SmallProgram() {
-  return pte::Serialize(pte::BuildRecipe(nlohmann::json::parse(R"({"plans": [{
-      "name": "forward",
-      "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2, 3]}},
-                 {"name": "y", "tensor": {"dtype": "float", "sizes": [2, 3], "memory": "constant",
-                                          "data": [1, 2, 3, 4, 5, 6]}},
-                 {"name": "alpha", "int": 1},
-                 {"name": "z", "tensor": {"dtype": "float", "sizes": [2, 3]}}],
-      "inputs": ["x"], "outputs": ["z"],
-      "instructions": [{"kernel": "aten::add.out", "args": ["x", "y", "alpha", "z"]}]}]})")));
-}
-
-// A real-file quirk: a warning by default, an error under the strict profile.
-std::vector<uint8_t> WithTrailingBytes() {
-  std::vector<uint8_t> bytes = SmallProgram();
-  bytes.insert(bytes.end(), 16, 0x5a);
-  return bytes;
-}
+using test::SmallProgram;
+using test::WithTrailingBytes;
 
 std::vector<uint8_t> Text(const std::string& text) { return {text.begin(), text.end()}; }
 
