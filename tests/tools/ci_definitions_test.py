@@ -43,7 +43,11 @@ def check_action(action, text):
         check(name in inputs, f"action.yml lacks the input {name}")
     steps = action["runs"]["steps"]
     for step in steps:
-        check("run" not in step or "shell" in step, f"step {step['name']!r} has no shell")
+        if "run" not in step:
+            continue
+        check(step.get("shell") == "bash", f"step {step['name']!r} does not run in bash")
+        syntax = subprocess.run(["bash", "-n", "-c", step["run"]], capture_output=True, text=True)
+        check(syntax.returncode == 0, f"step {step['name']!r}: {syntax.stderr}")
     for used in re.findall(r"inputs\.([\w-]+)", text):
         check(used in inputs, f"action.yml uses the undeclared input {used}")
     uploads = [s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
