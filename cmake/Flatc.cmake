@@ -23,6 +23,7 @@ function(accelcheck_flatc target)
   add_custom_target(${target}_headers DEPENDS ${headers})
   add_library(${target} INTERFACE)
   add_dependencies(${target} ${target}_headers)
-  target_include_directories(${target} INTERFACE ${ACCELCHECK_GENERATED_ROOT})
+  target_include_directories(${target} INTERFACE $<BUILD_INTERFACE:${ACCELCHECK_GENERATED_ROOT}>
+                                                 $<INSTALL_INTERFACE:${ACCELCHECK_INSTALL_INCLUDEDIR}>)
   target_link_libraries(${target} INTERFACE flatbuffers::flatbuffers)
 endfunction()

@@ -3,7 +3,7 @@
 # Fix with: tools/check_format.sh --fix
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t sources < <(find validators conformance reference_exec tools fuzz tests bench \
+mapfile -t sources < <(find api validators conformance reference_exec tools fuzz tests bench \
   -type f \( -name '*.cc' -o -name '*.h' \) | sort)
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${sources[@]}"

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -6,39 +7,20 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/gemini/cases.h"
-#include "conformance/pte/recipes.h"
-#include "conformance/pte/serialize.h"
 #include "conformance/tensil/bundle.h"
+#include "tests/support/small_program.h"
 #include "tests/tools/tool_runner.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/registry.h"
+#include "validators/core/report.h"
 
 namespace accelcheck::testing {
 namespace {
 
 using nlohmann::json;
 
-// z = x + y with y a constant, so that the file has an extended header and a
-// constant segment.
-std::vector<uint8_t> SmallProgram() {
-  return pte::Serialize(pte::BuildRecipe(json::parse(R"({"plans": [{
-      "name": "forward",
-      "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2, 3]}},
-                 {"name": "y", "tensor": {"dtype": "float", "sizes": [2, 3], "memory": "constant",
-                                          "data": [1, 2, 3, 4, 5, 6]}},
-                 {"name": "alpha", "int": 1},
-                 {"name": "z", "tensor": {"dtype": "float", "sizes": [2, 3]}}],
-      "inputs": ["x"], "outputs": ["z"],
-      "instructions": [{"kernel": "aten::add.out", "args": ["x", "y", "alpha", "z"]}]}]})")));
-}
-
-// The same program with nonzero bytes after its end: a real-file quirk, a
-// warning by default and an error under --strict (pte.file.trailing_bytes).
-std::vector<uint8_t> WithTrailingBytes() {
-  std::vector<uint8_t> bytes = SmallProgram();
-  bytes.insert(bytes.end(), 16, 0x5a);
-  return bytes;
-}
+using test::SmallProgram;
+using test::WithTrailingBytes;
 
 // The identifier of an ExecuTorch version this tool does not handle.
 std::vector<uint8_t> OtherVersion() {
@@ -74,6 +56,19 @@ TEST_F(CliTest, NoCommandIsAUsageError) {
   const ToolRun run = RunTool({});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("usage: accelcheck"), std::string::npos) << run.err;
+}
+
+TEST_F(CliTest, VersionTellsHowTheToolWasBuilt) {
+  const ToolRun run = RunTool({"--version"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string first = "accelcheck " + std::string(kToolVersion) + "\n";
+  ASSERT_EQ(run.out.rfind(first, 0), 0u) << run.out;
+  const std::regex details(
+      "commit: ([0-9a-f]{12}|unknown)\n"
+      "compiler: [A-Za-z]+ [0-9][0-9.]*\n"
+      "build type: [A-Za-z]*\n"
+      "formats: pte, tensil, gemini\n");
+  EXPECT_TRUE(std::regex_match(run.out.substr(first.size()), details)) << run.out;
 }
 
 TEST_F(CliTest, ValidProgramConforms) {

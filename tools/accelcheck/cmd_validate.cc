@@ -1,10 +1,8 @@
 // accelcheck validate FILE|DIR|- ...: checks every input against every rule of
 // its format and writes one report for the whole run.
 #include <algorithm>
-#include <exception>
 #include <filesystem>
 #include <iostream>
-#include <new>
 #include <system_error>
 
 #include "tools/accelcheck/commands.h"
@@ -68,10 +66,6 @@ struct ValidateOptions {
   std::vector<std::string> inputs;
   bool fail_on_skip = false;  // a file a directory run would skip is an error instead
 };
-
-std::string FormatIds() {
-  return accelcheck::FormatIds([](const FormatEntry&) { return true; });
-}
 
 std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
   ValidateOptions options;
@@ -160,19 +154,6 @@ std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
   return inputs;
 }
 
-// A failure inside a validator is reported as core.internal (exit 3) and
-// never as a verdict on the file.
-void ValidateGuarded(const Format& format, const InputBuffer& buffer,
-                     const ValidateContext& context, DiagnosticSink& sink) {
-  try {
-    format.Validate(buffer, context, sink);
-  } catch (const std::bad_alloc&) {
-    sink.Report(core_rules::kInternalError, {}, "out of memory while checking the file");
-  } catch (const std::exception& e) {
-    sink.Report(core_rules::kInternalError, {}, Str("unexpected exception: ", e.what()));
-  }
-}
-
 // The format that detects the file; in a directory, also one it resembles
 // (a damaged file of that format is validated and reported, never skipped).
 const Format* FormatOf(const Input& input, const InputBuffer& buffer) {
@@ -188,18 +169,19 @@ const Format* FormatOf(const Input& input, const InputBuffer& buffer) {
 void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateOptions& options,
                   FileResult& result) {
   const std::optional<std::string_view> unsupported = UnsupportedFormat(buffer.bytes());
-  const std::string reason = buffer.size() == 0 ? "empty file"
-                             : unsupported
-                                 ? std::string(*unsupported)
-                                 : Str("content matches no supported format (", FormatIds(), ")");
   if (input.from_directory && !options.fail_on_skip) {
     result.skipped = true;
-    result.skip_reason = reason;
-    return;
+    result.skip_reason = buffer.size() == 0 ? "empty file"
+                         : unsupported
+                             ? std::string(*unsupported)
+                             : Str("content matches no supported format (", FormatIds(), ")");
+  } else if (unsupported) {
+    result.sink.Report(core_rules::kFormatUnsupported, {}, std::string(*unsupported));
+  } else if (buffer.size() == 0) {
+    result.sink.Report(core_rules::kFormatUnknown, {}, "empty file");
+  } else {
+    ReportUnknownFormat("--format ID", result.sink);
   }
-  const Rule& rule = unsupported ? core_rules::kFormatUnsupported : core_rules::kFormatUnknown;
-  result.sink.Report(rule, {},
-                     unsupported ? reason : Str(reason, "; --format ID checks it as one"));
 }
 
 FileResult CheckInput(const Input& input, const ValidateOptions& options) {

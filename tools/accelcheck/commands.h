@@ -23,6 +23,11 @@ struct Command {
 // Every subcommand, in the order the usage text lists them.
 std::span<const Command> Commands();  // commands.cc
 
+// `accelcheck --version`: the version, then the commit the build was configured
+// at ("unknown" outside a git checkout), the compiler, the build type and the
+// formats compiled in, one per line (version.cc).
+std::string VersionText();
+
 // The commands every format has, run on whichever formats the inputs are.
 const CommandSpec& ValidateSpec();  // cmd_validate.cc
 ExitCode RunValidate(const Args& args);

@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "tools/accelcheck/commands.h"
-#include "validators/core/report.h"
 
 namespace {
 
@@ -70,7 +69,7 @@ ExitCode Main(const Args& args) {
   if (const Command* command = FindCommand(name)) return command->run(rest);
   if (name == "help" || name == "--help" || name == "-h") return Help(rest);
   if (name == "--version") {
-    std::cout << "accelcheck " << kToolVersion << "\n";
+    std::cout << VersionText();
     return ExitCode::kConforms;
   }
   return UnknownCommand(name);

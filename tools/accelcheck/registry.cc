@@ -3,6 +3,8 @@
 #include "conformance/gemini/mutate.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/tensil/mutate.h"
+#include "validators/core/core_rules.h"
+#include "validators/core/text.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/pte/pte_format.h"
 #include "validators/tensil/tensil_format.h"
@@ -75,6 +77,18 @@ std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
   if (HasBytesAt(bytes, 1024, "\x1f\x8b")) return "an AWS Neuron NEFF (not validated yet)";
   if (HasBytesAt(bytes, 0, "\x1f\x8b")) return "a gzip stream (compressed inputs are not read yet)";
   return std::nullopt;
+}
+
+const Format* ValidatorFor(ByteView bytes, const Format* forced) {
+  if (forced != nullptr) return forced;
+  const FormatEntry* detected = DetectFormat(bytes);
+  return detected != nullptr ? &detected->validator : nullptr;
+}
+
+void ReportUnknownFormat(std::string_view to_force, DiagnosticSink& sink) {
+  sink.Report(core_rules::kFormatUnknown, {},
+              Str("content matches no supported format (", FormatIds(), "); ", to_force,
+                  " checks it as one"));
 }
 
 const Rule* FindRule(std::string_view id) {

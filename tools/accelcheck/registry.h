@@ -57,6 +57,12 @@ std::vector<const conformance::Provider*> Providers();
 const FormatEntry* FindFormat(std::string_view id);
 // The first format that recognises `bytes` by content.
 const FormatEntry* DetectFormat(ByteView bytes);
+// The validator `bytes` are checked with: `forced` when given, else the
+// detected format's; null when no format recognises them.
+const Format* ValidatorFor(ByteView bytes, const Format* forced);
+// Reports core.format.unknown for content no format recognises; `to_force`
+// says how the caller names a format instead ("--format ID").
+void ReportUnknownFormat(std::string_view to_force, DiagnosticSink& sink);
 
 // The first format that Detect refuses but that `bytes` (the file at
 // `path`) resembles by name or first bytes: a damaged file of that format.
@@ -79,6 +85,11 @@ std::string FormatIds(Predicate has) {
     ids += entry.id();
   }
   return ids;
+}
+
+// "pte, tensil, gemini": every format's id.
+inline std::string FormatIds() {
+  return FormatIds([](const FormatEntry&) { return true; });
 }
 
 }  // namespace accelcheck

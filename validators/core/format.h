@@ -18,7 +18,9 @@ namespace accelcheck {
 // What one validation run of one file may use besides its bytes.
 struct ValidateContext {
   Limits limits;
-  std::string path;  // the input's path, for companion-file lookup
+  // The input's path, for companion-file lookup. Empty for bytes held in
+  // memory: then no file is looked up beside the input, only companions.
+  std::string path;
   // Companion files named on the command line (a .ptd for a .pte, ...).
   std::vector<std::string> companions;
   // The file's --time-budget-ms, started by the caller before the file is
@@ -57,5 +59,10 @@ class Format {
 // Looks a rule up by id in the core table and `format`'s table: the rules a
 // validation of `format` can report.
 const Rule* FindRuleOf(const Format& format, std::string_view id);
+
+// format.Validate, with a failure inside the validator (an exception, memory
+// exhausted) reported as core.internal: never a verdict on the file.
+void ValidateGuarded(const Format& format, const InputBuffer& input, const ValidateContext& context,
+                     DiagnosticSink& sink);
 
 }  // namespace accelcheck

@@ -35,9 +35,12 @@ std::optional<std::string> Companion(const ValidateContext& context, std::string
 }
 
 // A file the manifest names: a companion with its extension, else the name
-// relative to the manifest's directory (as the drivers resolve it).
-std::string Resolve(const ValidateContext& context, const std::string& file_name) {
-  if (auto named = Companion(context, fs::path(file_name).extension().string())) return *named;
+// relative to the manifest's directory (as the drivers resolve it). A
+// manifest without a path (bytes held in memory) has no directory, so only a
+// companion can be the file.
+std::optional<std::string> Resolve(const ValidateContext& context, const std::string& file_name) {
+  if (auto named = Companion(context, fs::path(file_name).extension().string())) return named;
+  if (context.path.empty()) return std::nullopt;
   return (fs::path(context.path).parent_path() / file_name).string();
 }
 
@@ -50,6 +53,19 @@ std::optional<InputBuffer> ReadCompanion(const std::string& path, const Location
     sink.Report(rules::kModelFileMissing, where, Str("cannot read ", Quoted(path), ": ", error));
   }
   return buffer;
+}
+
+// Reads the file `file_name` of the manifest; `where` is the value that names it.
+std::optional<InputBuffer> ReadNamedFile(const std::string& file_name, const Location& where,
+                                         const ValidateContext& context, DiagnosticSink& sink) {
+  const auto path = Resolve(context, file_name);
+  if (!path) {
+    sink.Report(rules::kModelFileMissing, where,
+                Str("cannot find ", Quoted(file_name),
+                    ": the model has no path, and no companion has its extension"));
+    return std::nullopt;
+  }
+  return ReadCompanion(*path, where, context, sink);
 }
 
 // TNS-7
@@ -142,10 +158,10 @@ ModelFiles ReadModelFiles(const Model& model, const Layout& layout, const Valida
   if (files.tarch_path) {
     files.tarch = ReadArchitectureFile(*files.tarch_path, model.offsets.At("/arch"), context, sink);
   }
-  files.program = ReadCompanion(Resolve(context, model.prog_file),
-                                model.offsets.At("/prog/file_name"), context, sink);
+  files.program =
+      ReadNamedFile(model.prog_file, model.offsets.At("/prog/file_name"), context, sink);
   if (!model.consts.empty()) {
-    files.constants = ReadCompanion(Resolve(context, model.consts[0].file_name),
+    files.constants = ReadNamedFile(model.consts[0].file_name,
                                     model.offsets.At("/consts/0/file_name"), context, sink);
   }
   return files;

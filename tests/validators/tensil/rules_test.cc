@@ -247,6 +247,23 @@ TEST(TensilRules, StandaloneProgramNeedsItsArchitecture) {
   EXPECT_TRUE(with.diagnostics().empty()) << Describe(with);
 }
 
+// A model held in memory has no directory: the files it names are missing
+// even when the working directory has them.
+TEST(TensilRules, ModelWithoutPathFindsNoFileInTheWorkingDirectory) {
+  const auto dir = fixture::TempDir();
+  const auto program = fixture::AssembleFor(fixture::TinyArch(), fixture::BaseProgram());
+  fixture::WriteFile(dir / "tiny.tprog", std::string(program.begin(), program.end()));
+  const std::vector<uint8_t> tdata = conformance::TinyBundle().tdata;
+  fixture::WriteFile(dir / "tiny.tdata", std::string(tdata.begin(), tdata.end()));
+  const auto previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  DiagnosticSink sink(Profile{}, "<memory>");
+  const std::string text = conformance::TinyBundle().model.dump();
+  TensilFormat().Validate(InputBuffer::Copy(AsBytes(text)), ValidateContext{}, sink);
+  std::filesystem::current_path(previous);
+  EXPECT_TRUE(sink.Has(rules::kModelFileMissing)) << Describe(sink);
+}
+
 TEST(TensilRules, DetectsOnlyTensilJson) {
   const std::string tarch = fixture::TinyArch().dump();
   const std::string other = R"({"graph": {"nodes": []}, "array_size": 2})";
