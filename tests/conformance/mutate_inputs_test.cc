@@ -283,6 +283,36 @@ INSTANTIATE_TEST_SUITE_P(Inputs, MutateEveryRule, ::testing::ValuesIn(AllInputs(
                            return input.param.name;
                          });
 
+// Declining is no way out of the promise on the provider's own bases: each
+// rule is written from one of them, as its conformance case is.
+TEST(MutateEveryRule, EachRuleIsWrittenFromABase) {
+  for (const FormatEntry& entry : Formats()) {
+    if (entry.conformance == nullptr) continue;
+    std::vector<MutationInput> bases;
+    for (const Input& base : ProviderBases()) {
+      if (base.format != &entry) continue;
+      const fs::path dir = test::ProcessTempPath("written_" + base.name);
+      fs::create_directories(dir);
+      bases.push_back(base.write(dir));
+    }
+    for (const MutationCase& mutation : entry.conformance->Cases()) {
+      std::string reasons;
+      for (const MutationInput& base : bases) {
+        const fs::path out = fs::path(base.path).parent_path() /
+                             ("mutated" + fs::path(base.path).extension().string());
+        const OrDeclined<WrittenMutation> result =
+            MutateFile(entry.validator, *entry.conformance, base, *mutation.rule, 0, out.string());
+        reasons += Str("\n  ", base.path, ": ", ReasonOf(result));
+        if (std::holds_alternative<WrittenMutation>(result)) {
+          reasons.clear();
+          break;
+        }
+      }
+      EXPECT_EQ(reasons, "") << mutation.rule->id << " is declined on every base:" << reasons;
+    }
+  }
+}
+
 // The real files come from ../shared/corpus; without it only the generated
 // inputs run.
 TEST(MutateEveryRule, RealFilesArePresent) {
