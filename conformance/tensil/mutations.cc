@@ -48,8 +48,10 @@ ac::OrDeclined<std::vector<Decoded>> DecodeProgram(const Bundle& c, const Model&
   ac::OrDeclined<std::vector<uint8_t>> bytes = AssembleProgram(c);
   if (auto* declined = std::get_if<ac::Declined>(&bytes)) return std::move(*declined);
   const ByteView program = std::get<std::vector<uint8_t>>(bytes);
+  const uint64_t count = program.size() / layout->instruction_bytes;
   std::vector<Decoded> decoded;
-  for (uint64_t i = 0; i < program.size() / layout->instruction_bytes; ++i) {
+  decoded.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
     const Instruction in = DecodeAt(program, i, *layout);
     decoded.push_back({in, FieldsOf(in, *layout)});
   }
