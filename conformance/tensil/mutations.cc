@@ -24,13 +24,17 @@ using nlohmann::json;
 
 using Result = ac::OrDeclined<std::string>;
 
+// The bundle's manifest as decoded, where a change reads the sizes and
+// addresses it needs, with the instruction layout of its architecture.
+struct Manifest : Model {
+  Layout layout;
+};
+
 // A change to a valid bundle that breaks `rule`; gives the object path the
 // rule is reported at, or declines when the bundle offers no place for it.
-// `m` is the bundle's manifest as decoded, where the change reads the sizes
-// and addresses it needs.
 struct Change {
   const Rule* rule;
-  std::function<Result(Bundle& c, const Model& m)> change;
+  std::function<Result(Bundle& c, const Manifest& m)> change;
   std::vector<const Rule*> also = {};  // rules that necessarily break with it
 };
 
@@ -42,18 +46,16 @@ struct Decoded {
 
 // The program as the validator decodes it, under the layout of the model's
 // architecture (a manifest that decodes cleanly has one).
-ac::OrDeclined<std::vector<Decoded>> DecodeProgram(const Bundle& c, const Model& m) {
-  const std::optional<Layout> layout = LayoutOf(m.arch);
-  if (!layout) return ac::Declined{"the architecture has no instruction layout"};
+ac::OrDeclined<std::vector<Decoded>> DecodeProgram(const Bundle& c, const Manifest& m) {
   ac::OrDeclined<std::vector<uint8_t>> bytes = AssembleProgram(c);
   if (auto* declined = std::get_if<ac::Declined>(&bytes)) return std::move(*declined);
   const ByteView program = std::get<std::vector<uint8_t>>(bytes);
-  const uint64_t count = program.size() / layout->instruction_bytes;
+  const uint64_t count = program.size() / m.layout.instruction_bytes;
   std::vector<Decoded> decoded;
   decoded.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
-    const Instruction in = DecodeAt(program, i, *layout);
-    decoded.push_back({in, FieldsOf(in, *layout)});
+    const Instruction in = DecodeAt(program, i, m.layout);
+    decoded.push_back({in, FieldsOf(in, m.layout)});
   }
   return decoded;
 }
@@ -130,7 +132,7 @@ RowUse RowUseOf(const std::vector<Decoded>& program) {
   return use;
 }
 
-ac::OrDeclined<RowUse> RowUseOf(const Bundle& c, const Model& m) {
+ac::OrDeclined<RowUse> RowUseOf(const Bundle& c, const Manifest& m) {
   ac::OrDeclined<std::vector<Decoded>> program = DecodeProgram(c, m);
   if (auto* declined = std::get_if<ac::Declined>(&program)) return std::move(*declined);
   return RowUseOf(std::get<std::vector<Decoded>>(program));
@@ -164,7 +166,7 @@ void Fill(std::string& line, std::string_view key, uint64_t value) {
 
 // Appends an instruction, with {L} replaced by a local row the program
 // writes and {A} by an accumulator row it writes; its path is prog[index].
-Result Append(Bundle& c, const Model& m, std::string line) {
+Result Append(Bundle& c, const Manifest& m, std::string line) {
   if (line.find('{') != std::string::npos) {
     ac::OrDeclined<RowUse> use = RowUseOf(c, m);
     if (auto* declined = std::get_if<ac::Declined>(&use)) return std::move(*declined);
@@ -185,10 +187,8 @@ Result Append(Bundle& c, const Model& m, std::string line) {
 
 // Appends an instruction no assembly form expresses, as bytes of the
 // model's instruction size (docs/formats/tensil.md §4.2).
-Result AppendRaw(Bundle& c, const Model& m, const Instruction& in) {
-  const std::optional<Layout> layout = LayoutOf(m.arch);
-  if (!layout) return ac::Declined{"the architecture has no instruction layout"};
-  return Append(c, m, RawBytesLine(in, *layout));
+Result AppendRaw(Bundle& c, const Manifest& m, const Instruction& in) {
+  return Append(c, m, RawBytesLine(in, m.layout));
 }
 
 uint8_t Header(uint8_t opcode, uint8_t flags) { return static_cast<uint8_t>(opcode << 4 | flags); }
@@ -207,7 +207,7 @@ std::optional<ac::Declined> ZeroConstants(Bundle& c, uint64_t rows, uint64_t lan
 }
 
 // The first DRAM0 row past every input and output.
-uint64_t PastIo(const Model& m) {
+uint64_t PastIo(const Manifest& m) {
   uint64_t end = 0;
   for (const auto* list : {&m.inputs, &m.outputs}) {
     for (const IoEntry& io : *list) end = std::max(end, io.base + io.size);
@@ -217,7 +217,7 @@ uint64_t PastIo(const Model& m) {
 
 // A DRAM0 row past the inputs and outputs that the program never touches,
 // below the probe rows (TNS-13).
-ac::OrDeclined<uint64_t> UntouchedDram0Row(const Bundle& c, const Model& m) {
+ac::OrDeclined<uint64_t> UntouchedDram0Row(const Bundle& c, const Manifest& m) {
   ac::OrDeclined<RowUse> use = RowUseOf(c, m);
   if (auto* declined = std::get_if<ac::Declined>(&use)) return std::move(*declined);
   const uint64_t row = std::max(PastIo(m), std::get<RowUse>(use).past_dram0);
@@ -262,7 +262,8 @@ struct BrokenStride {
   uint64_t stride;
   uint64_t depth;
 };
-BrokenStride BreakableStride0(const Model& m, const Layout& l) {
+BrokenStride BreakableStride0(const Manifest& m) {
+  const Layout& l = m.layout;
   const uint64_t depth = m.arch.stride0_depth;
   if (HighBits(depth, l.stride0_bits) == 0) return {depth, depth};
   const uint64_t lowered = depth >= 3 && Log2Ceil(depth - 1) == l.stride0_bits ? depth - 1 : 3;
@@ -272,7 +273,7 @@ BrokenStride BreakableStride0(const Model& m, const Layout& l) {
 // Cuts the accumulators to the rows the program touches (at least 2,
 // TNS-4), so that an address or size fits past them; declines when that
 // leaves them as deep as they were.
-std::optional<ac::Declined> CutAccumulators(Bundle& c, const Model& m, uint64_t* depth) {
+std::optional<ac::Declined> CutAccumulators(Bundle& c, const Manifest& m, uint64_t* depth) {
   ac::OrDeclined<RowUse> use = RowUseOf(c, m);
   if (auto* declined = std::get_if<ac::Declined>(&use)) return std::move(*declined);
   *depth = std::max<uint64_t>(std::get<RowUse>(use).past_accumulators, 2);
@@ -284,7 +285,7 @@ std::optional<ac::Declined> CutAccumulators(Bundle& c, const Model& m, uint64_t*
 
 // A legacy key whose value is the one readers assume when it is missing, so
 // that leaving it out changes nothing else (TNS-6).
-std::optional<std::string> RemovableLegacyKey(Bundle& c, const Model& m) {
+std::optional<std::string> RemovableLegacyKey(Bundle& c, const Manifest& m) {
   if (!m.load_consts_to_local) {
     c.model.erase("load_consts_to_local");
     return std::string("");
@@ -300,67 +301,67 @@ std::optional<std::string> RemovableLegacyKey(Bundle& c, const Model& m) {
 std::vector<Change> Table() {
   return {
       {&rules::kJsonSyntax,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model_text = "{\"prog\": ";
          return std::string("/prog");
        }},
       {&rules::kArchMismatch,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          c.tarch = c.arch();
          (*c.tarch)["local_depth"] = 2 * m.arch.local_depth;
          return std::string("/arch/local_depth");
        }},
       {&rules::kKeyMissing,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model.erase("name");
          return std::string("");
        }},
       {&rules::kKeyType,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["inputs"][0]["base"] = "0";
          return std::string("/inputs/0/base");
        }},
       {&rules::kUnknownKey,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["extra"] = 1;
          return std::string("/extra");
        }},
       {&rules::kLegacySchema,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          if (auto path = RemovableLegacyKey(c, m)) return *path;
          return ac::Declined{"every legacy key holds a value other than its default"};
        }},
       {&rules::kArchPositive,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.arch()["local_depth"] = 0;
          return std::string("/arch/local_depth");
        }},
       {&rules::kArchDataType,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.arch()["data_type"] = "FP64";
          return std::string("/arch/data_type");
        }},
       {&rules::kArchThreads,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.arch()["number_of_threads"] = 3;
          return std::string("/arch/number_of_threads");
        },
        {&rules::kArchHeaderWidth}},
       {&rules::kArchHeaderWidth,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.arch()["number_of_threads"] = 4;
          return std::string("/arch/number_of_threads");
        },
        {&rules::kArchThreads}},
       {&rules::kArchOperandWidth,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.arch()["dram0_depth"] = uint64_t{1} << 62;
          c.arch()["stride1_depth"] = 1 << 20;
          return std::string("/arch");
        },
        {&rules::kArchDepthRange}},
       {&rules::kArchFloat32,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          c.arch()["data_type"] = "FLOAT32";
          if (auto declined =
                  ZeroConstants(c, m.consts[0].size, m.arch.array_size, DataType::kFloat32))
@@ -369,7 +370,7 @@ std::vector<Change> Table() {
        }},
       // One lane past the documented 256 (TNS-4), with constants of that width.
       {&rules::kArchArraySizeRange,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          constexpr uint64_t kLanes = 257;
          c.arch()["array_size"] = kLanes;
          if (auto declined = ZeroConstants(c, m.consts[0].size, kLanes, m.arch.data_type))
@@ -377,65 +378,62 @@ std::vector<Change> Table() {
          return std::string("/arch/array_size");
        }},
       {&rules::kArchDepthRange,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.arch()["local_depth"] = 1 << 17;
          return std::string("/arch/local_depth");
        }},
       {&rules::kModelFileMissing,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.name_files = false;
          c.model["prog"]["file_name"] = "absent.tprog";
          return std::string("/prog/file_name");
        }},
       // One instruction more than the file holds.
       {&rules::kModelProgSize,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         if (!layout) return ac::Declined{"the architecture has no instruction layout"};
+       [](Bundle& c, const Manifest& m) -> Result {
          c.fix_prog_size = false;
-         c.model["prog"]["size"] = (c.program.size() + 1) * layout->instruction_bytes;
+         c.model["prog"]["size"] = (c.program.size() + 1) * m.layout.instruction_bytes;
          return std::string("/prog/size");
        }},
       {&rules::kModelProgEmpty,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.program.clear();
          return std::string("/prog/size");
        }},
       {&rules::kModelProgMultiple,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         if (!layout || layout->instruction_bytes < 2)
+       [](Bundle& c, const Manifest& m) -> Result {
+         if (m.layout.instruction_bytes < 2)
            return ac::Declined{"every size is a multiple of the instruction size"};
          c.fix_prog_size = false;
-         c.model["prog"]["size"] = c.program.size() * layout->instruction_bytes + 1;
+         c.model["prog"]["size"] = c.program.size() * m.layout.instruction_bytes + 1;
          return std::string("/prog/size");
        },
        {&rules::kModelProgSize}},
       {&rules::kModelConstsEmpty,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["consts"] = json::array();
          return std::string("/consts");
        }},
       {&rules::kModelConstsSize,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["consts"][0]["size"] = 0;
          c.tdata.clear();
          return std::string("/consts/0/size");
        }},
       {&rules::kModelConstsCount,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["consts"].push_back(c.model["consts"][0]);
          return std::string("/consts");
        }},
       {&rules::kModelConstsBase,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["consts"][0]["base"] = 1;
          return std::string("/consts/0/base");
        },
        {&rules::kFlowUninitialized}},
       // One row more than the memory the constants load into.
       {&rules::kModelConstsRange,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          const uint64_t rows =
              (m.load_consts_to_local ? m.arch.local_depth : m.arch.dram1_depth) + 1;
          c.model["consts"][0]["size"] = rows;
@@ -444,41 +442,41 @@ std::vector<Change> Table() {
          return std::string("/consts/0");
        }},
       {&rules::kModelIoEmpty,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["inputs"] = json::array();
          return std::string("/inputs");
        }},
       {&rules::kModelIoName,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["inputs"][0]["name"] = "";
          return std::string("/inputs/0/name");
        }},
       {&rules::kModelIoSize,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["outputs"][0]["size"] = 0;
          return std::string("/outputs/0/size");
        }},
       {&rules::kModelIoRange,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          c.model["outputs"][0]["base"] = m.arch.dram0_depth;
          return std::string("/outputs/0");
        },
        {&rules::kModelProbeRows}},
       {&rules::kModelIoCount,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          const uint64_t past = PastIo(m);
          for (uint64_t i = 0; i < 4; ++i)
            c.model["inputs"].push_back({{"name", Str("x", i)}, {"base", past + i}, {"size", 1}});
          return std::string("/inputs");
        }},
       {&rules::kModelIoOverlap,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.model["inputs"].push_back(
              {{"name", "z"}, {"base", c.model["inputs"][0]["base"]}, {"size", 1}});
          return std::string("/inputs/1");
        }},
       {&rules::kModelIoOrder,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          // A new input past the others, listed first.
          const json first = {{"name", "z"}, {"base", PastIo(m)}, {"size", 1}};
          c.model["inputs"].insert(c.model["inputs"].begin(), first);
@@ -486,18 +484,18 @@ std::vector<Change> Table() {
        }},
       // A written row stored on DRAM0's last row.
       {&rules::kModelProbeRows,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(
              c, m,
              Str("DataMove local->dram0 local={L} dram0=", m.arch.dram0_depth - 1, " size=0"));
        }},
       {&rules::kTdataSize,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.tdata.pop_back();
          return std::string("/consts/0");
        }},
       {&rules::kTdataFp18Padding,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          c.arch()["data_type"] = "FP18BP10";
          if (auto declined =
                  ZeroConstants(c, m.consts[0].size, m.arch.array_size, DataType::kFp18bp10))
@@ -506,7 +504,7 @@ std::vector<Change> Table() {
          return std::string("/consts/0");
        }},
       {&rules::kTdataNonFinite,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          c.arch()["data_type"] = "FLOAT32";
          if (auto declined =
                  ZeroConstants(c, m.consts[0].size, m.arch.array_size, DataType::kFloat32))
@@ -517,46 +515,42 @@ std::vector<Change> Table() {
        },
        {&rules::kArchFloat32}},
       {&rules::kProgTruncated,
-       [](Bundle& c, const Model&) -> Result {
+       [](Bundle& c, const Manifest&) -> Result {
          c.trailing = {0, 0};
          return std::string("prog");
        },
        {&rules::kModelProgMultiple}},
       {&rules::kInstrTid,
-       [](Bundle& c, const Model& m) -> Result { return Append(c, m, "Wait thread=0 tid=1"); }},
+       [](Bundle& c, const Manifest& m) -> Result { return Append(c, m, "Wait thread=0 tid=1"); }},
       // Opcode 5, LoadLUT, which nothing implements (TNS-17).
       {&rules::kInstrOpcode,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return AppendRaw(c, m, Instruction{.header = Header(5, 0)});
        }},
       // DataMove kind 4, none of the seven directions (TNS-18).
       {&rules::kInstrFlags,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return AppendRaw(c, m, Instruction{.header = Header(kDataMove, 4)});
        }},
       {&rules::kInstrPadding,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         const std::optional<std::string> padded =
-             layout ? PaddedInstruction(*layout) : std::nullopt;
+       [](Bundle& c, const Manifest& m) -> Result {
+         const std::optional<std::string> padded = PaddedInstruction(m.layout);
          if (!padded) return ac::Declined{"the instruction layout has no padding bit"};
          return Append(c, m, *padded);
        }},
       {&rules::kInstrStride,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         if (!layout) return ac::Declined{"the architecture has no instruction layout"};
-         const BrokenStride broken = BreakableStride0(m, *layout);
+       [](Bundle& c, const Manifest& m) -> Result {
+         const BrokenStride broken = BreakableStride0(m);
          Result path = Append(c, m, Str("MatMul local={L} acc=0 size=0 stride0=", broken.stride));
          if (broken.depth != m.arch.stride0_depth) c.arch()["stride0_depth"] = broken.depth;
          return path;
        }},
       {&rules::kInstrLocalRange,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, Str("MatMul local=", m.arch.local_depth - 1, " acc=0 size=1"));
        }},
       {&rules::kInstrOtherRange,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(
              c, m, Str("DataMove local->dram0 local=0 dram0=", m.arch.dram0_depth - 1, " size=1"));
        }},
@@ -564,11 +558,9 @@ std::vector<Change> Table() {
       // field holds that many and the local memory is deeper; otherwise the
       // accumulators are cut to the rows the program uses first.
       {&rules::kInstrSize,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         if (!layout) return ac::Declined{"the architecture has no instruction layout"};
+       [](Bundle& c, const Manifest& m) -> Result {
          uint64_t rows = m.arch.accumulator_depth;
-         if (rows >= m.arch.local_depth || HighBits(rows, layout->op2_address_bits) != 0) {
+         if (rows >= m.arch.local_depth || HighBits(rows, m.layout.op2_address_bits) != 0) {
            if (auto declined = CutAccumulators(c, m, &rows)) return *declined;
            if (rows >= m.arch.local_depth)
              return ac::Declined{"the local memory is no deeper than the accumulators"};
@@ -577,16 +569,16 @@ std::vector<Change> Table() {
        },
        {&rules::kInstrOtherRange}},
       {&rules::kInstrZeroesOperand,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "MatMul zeroes local=1 acc=0 size=0");
        }},
       {&rules::kLoadWeightsRows,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, Str("LoadWeights local=0 size=", m.arch.array_size + 2));
        }},
       // N + 2 pushes of written rows (TNS-23: size is the count less one).
       {&rules::kLoadWeightsOversize,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          ac::OrDeclined<RowUse> use = RowUseOf(c, m);
          if (auto* declined = std::get_if<ac::Declined>(&use)) return std::move(*declined);
          const uint64_t rows = m.arch.array_size + 2;
@@ -597,20 +589,18 @@ std::vector<Change> Table() {
          return Append(c, m, Str("LoadWeights local=", *local, " size=", rows - 1));
        }},
       {&rules::kLoadWeightsOperand2,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "LoadWeights local=0 size=0 operand2=1");
        }},
       // An accumulator address just past the accumulators, in whichever
       // operand holds it; otherwise the accumulators are cut first.
       {&rules::kSimdAccRange,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         if (!layout) return ac::Declined{"the architecture has no instruction layout"};
+       [](Bundle& c, const Manifest& m) -> Result {
          uint64_t depth = m.arch.accumulator_depth;
          const char* operand = "racc";
-         if (HighBits(depth, layout->op0_address_bits) == 0) {
+         if (HighBits(depth, m.layout.op0_address_bits) == 0) {
            operand = "wacc";
-         } else if (HighBits(depth, layout->op1_address_bits) != 0) {
+         } else if (HighBits(depth, m.layout.op1_address_bits) != 0) {
            if (auto declined = CutAccumulators(c, m, &depth)) return *declined;
            operand = "wacc";
          }
@@ -618,9 +608,8 @@ std::vector<Change> Table() {
              c, m, Str("SIMD read write op=max left=in right=r1 dest=out ", operand, "=", depth));
        }},
       {&rules::kSimdStride,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         const std::optional<std::string> stride = layout ? SimdStrideField(*layout) : std::nullopt;
+       [](Bundle& c, const Manifest& m) -> Result {
+         const std::optional<std::string> stride = SimdStrideField(m.layout);
          if (!stride) return ac::Declined{"the instruction layout has no stride bits"};
          return Append(
              c, m,
@@ -629,54 +618,52 @@ std::vector<Change> Table() {
       // The register past the last, raising the depth by one when the field
       // cannot name it.
       {&rules::kSimdRegister,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          uint64_t depth = m.arch.simd_registers_depth;
          if (Log2Ceil(depth + 2) != Log2Ceil(depth + 1)) c.arch()["simd_registers_depth"] = ++depth;
          return Append(c, m, Str("SIMD op=zero left=in right=in dest=r", depth + 1));
        }},
       {&rules::kSimdUnusedAddress,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD op=zero left=in right=in dest=r1 wacc=1");
        }},
       {&rules::kSimdReadWithoutInput,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD read op=add left=r1 right=r1 dest=r1 racc={A}");
        }},
       {&rules::kSimdWriteDest,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD read write op=move left=in right=in dest=r1 wacc={A} racc={A}");
        }},
       {&rules::kSimdAccumulate,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD read accumulate op=move left=in right=in dest=r1 racc={A}");
        }},
       {&rules::kSimdInputWithoutRead,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD op=move left=in right=in dest=r1");
        }},
       {&rules::kSimdZeroSources,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD op=zero left=r1 right=in dest=r1");
        }},
       {&rules::kSimdDead,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD read op=move left=in right=in dest=out racc={A}");
        }},
       {&rules::kSimdOpUnemulated,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          return Append(c, m, "SIMD read write op=abs left=in right=in dest=out wacc={A} racc={A}");
        }},
       // A Wait with a bit set past the thread it names (TNS-26).
       {&rules::kWaitOperands,
-       [](Bundle& c, const Model& m) -> Result {
-         const std::optional<Layout> layout = LayoutOf(m.arch);
-         if (!layout) return ac::Declined{"the architecture has no instruction layout"};
+       [](Bundle& c, const Manifest& m) -> Result {
          return AppendRaw(
              c, m,
-             Instruction{.operand0 = uint64_t{1} << layout->tid_bits, .header = Header(kWait, 0)});
+             Instruction{.operand0 = uint64_t{1} << m.layout.tid_bits, .header = Header(kWait, 0)});
        }},
       {&rules::kFlowUninitialized,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          ac::OrDeclined<uint64_t> row = UntouchedDram0Row(c, m);
          if (auto* declined = std::get_if<ac::Declined>(&row)) return std::move(*declined);
          return Append(
@@ -686,7 +673,7 @@ std::vector<Change> Table() {
       // One more output, on a row nothing stores, listed last as it lies past
       // the others (TNS-12).
       {&rules::kFlowOutputUnwritten,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          ac::OrDeclined<uint64_t> row = UntouchedDram0Row(c, m);
          if (auto* declined = std::get_if<ac::Declined>(&row)) return std::move(*declined);
          c.model["outputs"].push_back(
@@ -695,7 +682,7 @@ std::vector<Change> Table() {
        }},
       // A MatMul of a row written before the first LoadWeights, just before it.
       {&rules::kFlowResetWeights,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          ac::OrDeclined<std::vector<Decoded>> program = DecodeProgram(c, m);
          if (auto* declined = std::get_if<ac::Declined>(&program)) return std::move(*declined);
          const std::vector<Decoded>& decoded = std::get<std::vector<Decoded>>(program);
@@ -710,7 +697,7 @@ std::vector<Change> Table() {
       // An accumulating MatMul of zeroes into the first accumulator row the
       // program writes, just before it writes it, once weights are loaded.
       {&rules::kFlowAccumulateUnwritten,
-       [](Bundle& c, const Model& m) -> Result {
+       [](Bundle& c, const Manifest& m) -> Result {
          ac::OrDeclined<std::vector<Decoded>> program = DecodeProgram(c, m);
          if (auto* declined = std::get_if<ac::Declined>(&program)) return std::move(*declined);
          const std::vector<Decoded>& decoded = std::get<std::vector<Decoded>>(program);
@@ -780,14 +767,16 @@ ac::OrDeclined<std::string> ApplyChange(const Rule& rule, Bundle& bundle) {
                                    [&](const Change& c) { return c.rule->id == rule.id; });
   if (change == Changes().end()) return ac::Declined{Str("no mutation breaks ", rule.id)};
   // A manifest that decodes cleanly has every key a change reads or sets,
-  // each of its type, and non-empty consts, inputs and outputs.
+  // each of its type, non-empty consts, inputs and outputs, and an
+  // architecture with an instruction layout.
   const std::string manifest = bundle.model.dump();
   DiagnosticSink sink(Profile{}, "manifest");
   const std::optional<Model> decoded = DecodeModelDocument(AsBytes(manifest), Limits{}, sink);
-  if (!decoded || sink.blocking_count() != 0) {
+  const std::optional<Layout> layout = decoded ? LayoutOf(decoded->arch) : std::nullopt;
+  if (!layout || sink.blocking_count() != 0) {
     return ac::Declined{Str("cannot break ", rule.id, ": the manifest does not decode cleanly")};
   }
-  return change->change(bundle, *decoded);
+  return change->change(bundle, Manifest{*decoded, *layout});
 }
 
 const std::vector<ac::MutationCase>& MutationCases() {
