@@ -40,7 +40,7 @@ std::optional<std::string> NotAValidInput(const Format& format, const MutationIn
   const std::optional<DiagnosticSink> sink = ValidateStrictly(format, input, &error);
   if (!sink) return error;
   for (const Diagnostic& d : sink->diagnostics()) {
-    if (d.severity != Severity::kError) continue;
+    if (d.severity < Severity::kWarning) continue;
     if (d.rule->severity == Severity::kError) {
       return Str("the input does not validate (mutations start from a valid file): ", Describe(d));
     }
@@ -60,7 +60,7 @@ std::optional<std::string> NotBreakingOnly(const Format& format, const MutationI
     if (baseline.Holds(d)) continue;
     if (d.rule == &rule) {
       broken = true;
-    } else if (d.severity == Severity::kError &&
+    } else if (d.severity >= Severity::kWarning &&
                std::find(also.begin(), also.end(), d.rule) == also.end()) {
       return Str("the change would also break ", Describe(d));
     }
@@ -141,6 +141,7 @@ MutationResult MutateFile(const Format& format, const Provider& provider,
     written.files.push_back((out.parent_path() / file.name).string());
   for (const std::string& name : result.companions)
     written.companions.push_back(CompanionPath(name, result, written.files));
+  written.detected = format.Detect(result.files[0].bytes);
   return written;
 }
 

@@ -26,8 +26,9 @@ struct MutationInput {
 };
 
 // What the input of a mutation already reports under --strict: only the
-// documented quirks of real files (rules that are not errors by default),
-// which its mutations keep. Generated inputs have none.
+// documented quirks of real files (rules that are not errors by default,
+// and the few that stay warnings), which its mutations keep. Generated
+// inputs have none.
 struct MutationBaseline {
   // (rule, object path); a set, since a quirky input may report thousands.
   std::set<std::pair<const Rule*, std::string>> findings;
@@ -42,7 +43,9 @@ std::optional<std::string> NotAValidInput(const Format& format, const MutationIn
 
 // Why the file a mutation wrote does not break exactly `rule` (with the
 // rules `also` that necessarily break with it) under --strict, besides the
-// input's baseline, or nothing when it does.
+// input's baseline, or nothing when it does. A warning of another rule
+// counts too: --strict leaves only a few real-file quirks as warnings, and a
+// mutation adds none.
 std::optional<std::string> NotBreakingOnly(const Format& format, const MutationInput& mutated,
                                            const Rule& rule, const std::vector<const Rule*>& also,
                                            const MutationBaseline& baseline);
@@ -54,6 +57,9 @@ namespace conformance {
 struct WrittenMutation {
   std::vector<std::string> files;
   std::vector<std::string> companions;
+  // False when the change leaves the file unrecognisable by content (a
+  // broken identifier): it is validated with --format.
+  bool detected = true;
 };
 
 // The output of a mutation could not be written: no verdict on the input.

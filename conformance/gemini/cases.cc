@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -41,7 +42,9 @@ GenerateOptions BaseOptions() {
   return o;
 }
 
-json& W(json& ir, const char* core, int i) { return ir[core][i]; }
+// Workload `i` of `core`; throws when the IR has no such workload, so that
+// the change declines rather than adds one.
+json& W(json& ir, const char* core, int i) { return ir.at(core).at(static_cast<size_t>(i)); }
 
 // Renames workload `from` of `core` to `to`, in its list and wherever a
 // destination or DRAM in entry names it.
@@ -57,7 +60,7 @@ void RenumberWorkload(json& ir, int core, int from, int to) {
       for (json& child : v) self(self, child);
     }
   };
-  for (json& w : ir[std::to_string(core)]) {
+  for (json& w : ir.at(std::to_string(core))) {
     if (w["workload_id"] == from) w["workload_id"] = to;
   }
   visit(visit, ir["-1"]);
@@ -121,12 +124,15 @@ std::vector<Change> Table() {
   using namespace rules;
   return {
       {&kJsonSyntax, "", false, nullptr, [](std::string& t) { t.resize(t.size() / 2); }, {}},
+      // The key written twice, whatever the spacing around its colon.
       {&kJsonDuplicateKey,
        "/buffersize",
        false,
        nullptr,
        [](std::string& t) {
-         t.replace(t.find("\"buffersize\":"), 13, "\"buffersize\":1,\"buffersize\":");
+         const size_t at = t.find("\"buffersize\"");
+         if (at == std::string::npos) throw std::invalid_argument("no \"buffersize\" key");
+         t.insert(at, "\"buffersize\":1,");
        },
        {}},
       {&kJsonNumberRange,
@@ -210,11 +216,14 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The other engine: a convolution on the vector unit keeps its weight,
+      // a vector operation on the PE array has none.
       {&kFrontendLayerType,
        "/0/0/layer_type",
        true,
        [](json& ir) {
-         W(ir, "0", 0)["layer_type"] = "vp";
+         json& type = W(ir, "0", 0)["layer_type"];
+         type = type == "vp" ? "pe" : "vp";
        },
        nullptr,
        {&kWorkloadWeight}},
@@ -230,6 +239,7 @@ std::vector<Change> Table() {
        [](json& ir) { RenumberWorkload(ir, 1, 1, 2); },
        nullptr,
        {}},
+      // An id out of order is also one out of place (I-W1).
       {&kWorkloadOrder,
        "/0/1/workload_id",
        false,
@@ -237,7 +247,7 @@ std::vector<Change> Table() {
          W(ir, "0", 1)["workload_id"] = 0;
        },
        nullptr,
-       {}},
+       {&kWorkloadContiguous}},
       {&kTileKeys,
        "/0/0/tile_info",
        false,
@@ -493,7 +503,7 @@ std::vector<Change> Table() {
        nullptr,
        {}},
       // A ring ending just past the last tensor's start: every tensor starts
-      // inside it, but together they do not fit.
+      // inside it, but together they do not fit, so the last one wraps.
       {&kBufferCapacity,
        "/0/1/buffer",
        false,
@@ -502,7 +512,7 @@ std::vector<Change> Table() {
          ["ring_buffer_info"][0][1] = W(ir, "0", 1)["buffer"][2]["address"].get<int64_t>() + 8;
        },
        nullptr,
-       {}},
+       {&kBufferWrap}},
       {&kBufferTensorId,
        "/0/1/buffer/1/tensor_id",
        false,
@@ -626,6 +636,10 @@ const std::vector<Change>& Changes() {
 // them they throw, or edit something else, which the check of the result
 // then rejects.
 ac::OrDeclined<std::string> Changed(const std::string& text, const Change& c) {
+  const auto lacks = [&](const std::string& what) {
+    return ac::Declined{Str("cannot break ", c.rule->id,
+                            " in this IR: it lacks what the change edits (", what, ")")};
+  };
   try {
     std::string changed = text;
     if (c.text_change) {
@@ -637,9 +651,7 @@ ac::OrDeclined<std::string> Changed(const std::string& text, const Change& c) {
     }
     return changed;
   } catch (const std::exception& e) {
-    return ac::Declined{Str("cannot break ", c.rule->id,
-                            " in this IR: it lacks what the change edits (",
-                            JsonExceptionText(e.what()), ")")};
+    return lacks(JsonExceptionText(e.what()));
   }
 }
 

@@ -5,9 +5,11 @@
 #include <sstream>
 
 #include "validators/core/format.h"
+#include "validators/core/limits.h"
 #include "validators/core/output_file.h"
 #include "validators/core/text.h"
 #include "validators/tensil/disasm.h"
+#include "validators/tensil/manifest.h"
 #include "validators/tensil/rules.h"
 #include "validators/tensil/tensil_format.h"
 
@@ -25,31 +27,14 @@ json TinyArch() {
           {"number_of_threads", 1},    {"thread_queue_depth", 8}};
 }
 
-// The layout the program is assembled with: the bundle's architecture, or the
-// tiny one when a mutation left the architecture without a layout.
-Layout LayoutFor(const json& arch_json) {
-  Architecture arch;
-  const auto value = [&](const char* key, uint64_t fallback) {
-    const auto it = arch_json.find(key);
-    return it != arch_json.end() && it->is_number_integer() && it->get<int64_t>() >= 0
-               ? it->get<uint64_t>()
-               : fallback;
-  };
-  arch.array_size = value("array_size", 2);
-  arch.local_depth = value("local_depth", 256);
-  arch.accumulator_depth = value("accumulator_depth", 256);
-  arch.dram0_depth = value("dram0_depth", 256);
-  arch.dram1_depth = value("dram1_depth", 256);
-  arch.stride0_depth = value("stride0_depth", 2);
-  arch.stride1_depth = value("stride1_depth", 2);
-  arch.simd_registers_depth = value("simd_registers_depth", 1);
-  arch.number_of_threads = std::min<uint64_t>(value("number_of_threads", 1), 2);
-  if (const auto layout = LayoutOf(arch)) return *layout;
-  return *LayoutOf(Architecture{.array_size = 2,
-                                .local_depth = 256,
-                                .accumulator_depth = 256,
-                                .stride0_depth = 2,
-                                .stride1_depth = 2});
+// The layout of an architecture object, or nothing when it is not a valid
+// architecture.
+std::optional<Layout> LayoutOfJson(const json& arch) {
+  const std::string text = arch.dump();
+  DiagnosticSink scratch(Profile{}, "arch");
+  const std::optional<Architecture> decoded =
+      DecodeArchitectureDocument(AsBytes(text), Limits{}, scratch);
+  return decoded ? LayoutOf(*decoded) : std::nullopt;
 }
 
 std::string ReadWhole(const fs::path& path) {
@@ -92,6 +77,7 @@ Bundle TinyBundle() {
       "DataMove local->dram0 local=4 dram0=1 size=0",
   };
   b.tdata.assign(12, 1);
+  b.read_layout = LayoutOfJson(b.arch());
   return b;
 }
 
@@ -110,25 +96,35 @@ std::optional<Bundle> ReadBundle(const std::string& tmodel_path, std::string* er
   b.model = json::parse(text);
   b.program = Lines(Disassemble(loaded->program.bytes(), loaded->layout));
   b.tdata.assign(loaded->constants.bytes().begin(), loaded->constants.bytes().end());
+  b.read_layout = loaded->layout;
   return b;
 }
 
 namespace ac = accelcheck::conformance;
 
-ac::OrDeclined<std::vector<ac::NamedFile>> SerializeBundle(const Bundle& bundle,
-                                                           const std::string& stem) {
-  json model = bundle.model;
+ac::OrDeclined<std::vector<uint8_t>> AssembleProgram(const Bundle& bundle) {
+  std::optional<Layout> layout =
+      bundle.model.contains("arch") ? LayoutOfJson(bundle.model["arch"]) : std::nullopt;
+  if (!layout) layout = bundle.read_layout;
+  if (!layout) return ac::Declined{"the program has no instruction layout to be assembled with"};
   std::string program_text;
   for (const std::string& line : bundle.program) program_text += line + "\n";
   AssembleError assemble_error;
-  auto program =
-      Assemble(program_text, LayoutFor(model.contains("arch") ? model["arch"] : json::object()),
-               &assemble_error);
+  auto program = Assemble(program_text, *layout, &assemble_error);
   if (!program) {
     return ac::Declined{
         Str("line ", assemble_error.line, " does not assemble: ", assemble_error.message)};
   }
-  program->insert(program->end(), bundle.trailing.begin(), bundle.trailing.end());
+  return std::move(*program);
+}
+
+ac::OrDeclined<std::vector<ac::NamedFile>> SerializeBundle(const Bundle& bundle,
+                                                           const std::string& stem) {
+  json model = bundle.model;
+  ac::OrDeclined<std::vector<uint8_t>> program = AssembleProgram(bundle);
+  if (auto* declined = std::get_if<ac::Declined>(&program)) return std::move(*declined);
+  std::vector<uint8_t>& bytes = std::get<std::vector<uint8_t>>(program);
+  bytes.insert(bytes.end(), bundle.trailing.begin(), bundle.trailing.end());
   if (bundle.name_files) {
     if (model.contains("prog") && model["prog"].is_object())
       model["prog"]["file_name"] = stem + ".tprog";
@@ -139,11 +135,11 @@ ac::OrDeclined<std::vector<ac::NamedFile>> SerializeBundle(const Bundle& bundle,
     }
   }
   if (bundle.fix_prog_size && model.contains("prog") && model["prog"].contains("size")) {
-    model["prog"]["size"] = program->size();
+    model["prog"]["size"] = bytes.size();
   }
   std::vector<ac::NamedFile> files = {
       {stem + ".tmodel", Bytes(bundle.model_text.value_or(model.dump(1)))},
-      {stem + ".tprog", std::move(*program)},
+      {stem + ".tprog", std::move(bytes)},
       {stem + ".tdata", bundle.tdata}};
   if (bundle.tarch) files.push_back({stem + ".tarch", Bytes(bundle.tarch->dump(1))});
   return files;
@@ -155,8 +151,9 @@ ac::OrDeclined<Bundle> BundleFromFiles(const std::vector<ac::NamedFile>& files) 
   b.model = json::parse(files[0].bytes.begin(), files[0].bytes.end(), nullptr, false);
   if (b.model.is_discarded() || !b.model.is_object())
     return ac::Declined{Str(files[0].name, " is not a JSON object")};
-  const Layout layout = LayoutFor(b.model.contains("arch") ? b.model["arch"] : json::object());
-  b.program = Lines(Disassemble(files[1].bytes, layout));
+  b.read_layout = b.model.contains("arch") ? LayoutOfJson(b.model["arch"]) : std::nullopt;
+  if (!b.read_layout) return ac::Declined{Str(files[0].name, " has no valid architecture")};
+  b.program = Lines(Disassemble(files[1].bytes, *b.read_layout));
   b.tdata = files[2].bytes;
   return b;
 }

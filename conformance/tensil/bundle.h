@@ -16,6 +16,7 @@
 #include "conformance/provider.h"
 #include "validators/core/diagnostic.h"
 #include "validators/core/sink.h"
+#include "validators/tensil/arch.h"
 
 namespace accelcheck::tensil::conformance {
 
@@ -28,6 +29,9 @@ struct Bundle {
   bool name_files = true;     // point prog and consts[0] at the files written
   std::optional<nlohmann::json> tarch;
   std::optional<std::string> model_text;  // written instead of `model` (for broken JSON)
+  // The layout the program was read with: it is assembled with it when a
+  // change leaves the architecture without one.
+  std::optional<Layout> read_layout;
 
   nlohmann::json& arch() { return model["arch"]; }
 };
@@ -64,6 +68,12 @@ SerializeBundle(const Bundle& bundle, const std::string& stem);
 // that order), the program disassembled.
 accelcheck::conformance::OrDeclined<Bundle> BundleFromFiles(
     const std::vector<accelcheck::conformance::NamedFile>& files);
+
+// The program's bytes, with the layout of the bundle's architecture, or the
+// one it was read with when a change left the architecture invalid (the
+// validator then decodes no instruction). Declines when a line does not
+// assemble.
+accelcheck::conformance::OrDeclined<std::vector<uint8_t>> AssembleProgram(const Bundle& bundle);
 
 // Breaks `rule` in `bundle` with the rule's change (conformance/tensil/mutations.cc);
 // gives the object path the rule is reported at, or declines when the bundle

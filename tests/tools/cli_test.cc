@@ -328,6 +328,20 @@ TEST_F(CliTest, MutateBreaksOneRuleOfAProgram) {
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"pte.file.version"});
 }
 
+// A file whose identifier is broken is no longer recognised by content: the
+// command says to validate it with --format, which then gives the rule.
+TEST_F(CliTest, MutateSaysWhenTheResultNeedsItsFormat) {
+  const std::string out = (dir_.path() / "bad.pte").string();
+  const ToolRun run = RunTool({"mutate", dir_.Write("add.pte", SmallProgram()), "--rule",
+                               "pte.file.identifier", "-o", out});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "wrote " + out + ": breaks pte.file.identifier (validate with --format pte)\n");
+  const json report = json::parse(
+      RunTool({"validate", "--strict", "--output", "json", "--format", "pte", out}).out);
+  EXPECT_EQ(RulesIn(report), std::vector<std::string>{"pte.file.identifier"});
+}
+
 // A Tensil model is written as OUT.tmodel with the .tprog and .tdata it names.
 TEST_F(CliTest, MutateWritesATensilBundle) {
   std::string error;

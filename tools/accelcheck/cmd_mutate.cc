@@ -52,13 +52,17 @@ ExitCode List(const ParsedArgs& parsed) {
   return ExitCode::kConforms;
 }
 
-void PrintWritten(const conformance::WrittenMutation& written, const Rule& rule) {
+// How to validate the result: with its companions, and with --format when
+// the change left it unrecognisable.
+void PrintWritten(const conformance::WrittenMutation& written, const Rule& rule,
+                  std::string_view format) {
   std::cout << "wrote";
   for (size_t i = 0; i < written.files.size(); ++i)
     std::cout << (i == 0 ? " " : ", ") << written.files[i];
   std::cout << ": breaks " << rule.id;
-  if (!written.companions.empty()) {
+  if (!written.companions.empty() || !written.detected) {
     std::cout << " (validate with";
+    if (!written.detected) std::cout << " --format " << format;
     for (const std::string& companion : written.companions) std::cout << " --data " << companion;
     std::cout << ")";
   }
@@ -104,7 +108,7 @@ ExitCode Mutate(const ParsedArgs& parsed) {
   }
   if (const auto* failed = std::get_if<conformance::WriteFailed>(&written))
     return IoError(MutateSpec(), failed->reason);
-  PrintWritten(std::get<conformance::WrittenMutation>(written), *rule);
+  PrintWritten(std::get<conformance::WrittenMutation>(written), *rule, format->id());
   return ExitCode::kConforms;
 }
 

@@ -60,19 +60,6 @@ class Line {
   std::ostringstream out_;
 };
 
-std::string RawBytes(const Instruction& in, const Layout& layout) {
-  std::vector<uint8_t> bytes;
-  Encode(in, layout, &bytes);
-  std::string out = ".bytes";
-  static constexpr char kDigits[] = "0123456789abcdef";
-  for (uint8_t b : bytes) {
-    out += ' ';
-    out += kDigits[b >> 4];
-    out += kDigits[b & 0xf];
-  }
-  return out;
-}
-
 bool ValidFlags(const Instruction& in) {
   switch (in.opcode()) {
     case kWait:
@@ -92,15 +79,28 @@ bool ValidFlags(const Instruction& in) {
 
 }  // namespace
 
+std::string RawBytesLine(const Instruction& in, const Layout& layout) {
+  std::vector<uint8_t> bytes;
+  Encode(in, layout, &bytes);
+  std::string out = ".bytes";
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (uint8_t b : bytes) {
+    out += ' ';
+    out += kDigits[b >> 4];
+    out += kDigits[b & 0xf];
+  }
+  return out;
+}
+
 std::string DisassembleOne(const Instruction& in, const Layout& l) {
-  if (!ValidFlags(in)) return RawBytes(in, l);
+  if (!ValidFlags(in)) return RawBytesLine(in, l);
   const Fields f = FieldsOf(in, l);
   const uint8_t flags = in.flags();
   std::string text;
   switch (in.opcode()) {
     case kWait: {
       if (HighBits(in.operand0, l.tid_bits) != 0 || in.operand1 != 0 || in.operand2 != 0)
-        return RawBytes(in, l);
+        return RawBytesLine(in, l);
       text = Line("Wait").Field("thread", in.operand0).str();
       break;
     }

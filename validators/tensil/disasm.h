@@ -26,6 +26,9 @@ namespace accelcheck::tensil {
 
 std::string DisassembleOne(const Instruction& instruction, const Layout& layout);
 
+// The instruction as a `.bytes` line, whatever its fields hold.
+std::string RawBytesLine(const Instruction& instruction, const Layout& layout);
+
 // The whole program, one line per instruction; the caller has checked that
 // the program is a whole number of instructions.
 std::string Disassemble(ByteView program, const Layout& layout);

@@ -60,7 +60,7 @@ std::vector<Expected> ExpectedLocations() {
       {&kModelIoCount, "/inputs"},
       {&kModelIoOverlap, "/inputs/1"},
       {&kModelIoOrder, "/inputs/1/base"},
-      {&kModelProbeRows, "/inputs/0"},
+      {&kModelProbeRows, kAppended},
       {&kTdataSize, "/consts/0"},
       {&kTdataFp18Padding, "/consts/0"},
       {&kTdataNonFinite, "/consts/0"},
@@ -90,9 +90,9 @@ std::vector<Expected> ExpectedLocations() {
       {&kSimdOpUnemulated, kAppended},
       {&kWaitOperands, kAppended},
       {&kFlowUninitialized, kAppended},
-      {&kFlowOutputUnwritten, "/outputs/0"},
+      {&kFlowOutputUnwritten, "/outputs/1"},
       {&kFlowResetWeights, "prog[2]"},
-      {&kFlowAccumulateUnwritten, kAppended},
+      {&kFlowAccumulateUnwritten, "prog[3]"},
   };
 }
 
@@ -141,12 +141,13 @@ TEST(TensilRules, NegativeSizeIsAKeyType) {
   EXPECT_TRUE(Reports(ValidateBundle(bundle), rules::kKeyType, "/outputs/0/size"));
 }
 
-// An instruction that moves the probe rows, not only an input or output
-// placed on them, breaks the probe-row rule.
-TEST(TensilRules, ProgramTouchingTheProbeRows) {
+// An input placed on the probe rows, not only an instruction that moves
+// them, breaks the probe-row rule.
+TEST(TensilRules, InputOnTheProbeRows) {
   Bundle bundle = conformance::TinyBundle();
-  bundle.program.push_back("DataMove local->dram0 local=4 dram0=255 size=0");
-  EXPECT_TRUE(Reports(ValidateBundle(bundle), rules::kModelProbeRows, kAppended));
+  bundle.model["inputs"][0]["base"] = 254;
+  bundle.program[1] = "DataMove dram0->local local=3 dram0=254 size=0";
+  EXPECT_TRUE(Reports(ValidateBundle(bundle), rules::kModelProbeRows, "/inputs/0"));
 }
 
 // Instruction diagnostics carry the instruction's byte range in the .tprog.
