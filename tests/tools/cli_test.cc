@@ -9,7 +9,7 @@
 #include "conformance/gemini/cases.h"
 #include "conformance/tensil/bundle.h"
 #include "tests/support/small_program.h"
-#include "tests/tools/tool_runner.h"
+#include "tests/tools/cli_fixture.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/registry.h"
 #include "validators/core/report.h"
@@ -44,12 +44,9 @@ bool Contains(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public CliFixture {
  protected:
-  CliTest()
-      : dir_("cli_" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
-  TempDir dir_;
+  CliTest() : CliFixture("cli") {}
 };
 
 TEST_F(CliTest, NoCommandIsAUsageError) {

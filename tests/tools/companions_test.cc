@@ -9,7 +9,7 @@
 
 #include "conformance/gemini/cases.h"
 #include "conformance/tensil/bundle.h"
-#include "tests/tools/tool_runner.h"
+#include "tests/tools/cli_fixture.h"
 
 namespace accelcheck::testing {
 namespace {
@@ -29,11 +29,9 @@ std::vector<std::string> RulesOf(const json& report, const std::string& path) {
   return rules;
 }
 
-class CompanionsTest : public ::testing::Test {
+class CompanionsTest : public CliFixture {
  protected:
-  CompanionsTest()
-      : dir_("companions_" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+  CompanionsTest() : CliFixture("companions") {}
 
   // A .pte with EXTERNAL tensors and its .ptd, from the project's recipe.
   std::string ExternalProgram() {
@@ -50,21 +48,11 @@ class CompanionsTest : public ::testing::Test {
   std::string Tarch() {
     return dir_.Write("a.tarch", Text(tensil::conformance::TinyBundle().model["arch"].dump()));
   }
-
-  json Validate(const std::vector<std::string>& args, int expected_exit) {
-    std::vector<std::string> command = {"validate", "--output", "json"};
-    command.insert(command.end(), args.begin(), args.end());
-    const ToolRun run = RunTool(command);
-    EXPECT_EQ(run.exit_code, expected_exit) << run.out << run.err;
-    return json::parse(run.out);
-  }
-
-  TempDir dir_;
 };
 
 TEST_F(CompanionsTest, TheRightCompanionIsUsedAndPasses) {
   const std::string pte = ExternalProgram();
-  const json report = Validate({pte, "--data", (dir_.path() / "named.ptd").string()}, 0);
+  const json report = ValidateJson({pte, "--data", (dir_.path() / "named.ptd").string()}, 0);
   EXPECT_EQ(report["files"].size(), 1u) << report.dump(1);
 }
 
@@ -77,7 +65,7 @@ TEST_F(CompanionsTest, AMissingCompanionIsAnIoErrorForEveryFormat) {
       tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), dir_.path(), "m", &error);
   ASSERT_TRUE(tensil) << error;
   for (const std::string& input : {pte, ir, tensil->tmodel}) {
-    const json report = Validate({input, "--data", missing}, 3);
+    const json report = ValidateJson({input, "--data", missing}, 3);
     EXPECT_EQ(RulesOf(report, missing), std::vector<std::string>{"core.io.read"})
         << input << ": " << report.dump(1);
   }
@@ -86,7 +74,7 @@ TEST_F(CompanionsTest, AMissingCompanionIsAnIoErrorForEveryFormat) {
 TEST_F(CompanionsTest, ACompanionOfTheWrongKindIsAnError) {
   const std::string pte = ExternalProgram();
   const std::string tarch = Tarch();
-  json report = Validate({pte, "--data", tarch}, 1);
+  json report = ValidateJson({pte, "--data", tarch}, 1);
   EXPECT_EQ(RulesOf(report, tarch), std::vector<std::string>{"core.companion.unused"})
       << report.dump(1);
 
@@ -95,7 +83,7 @@ TEST_F(CompanionsTest, ACompanionOfTheWrongKindIsAnError) {
   const auto tensil =
       tensil::conformance::WriteBundle(tensil::conformance::TinyBundle(), dir_.path(), "m", &error);
   ASSERT_TRUE(tensil) << error;
-  report = Validate({tensil->tmodel, "--data", frontend}, 1);
+  report = ValidateJson({tensil->tmodel, "--data", frontend}, 1);
   EXPECT_EQ(RulesOf(report, frontend), std::vector<std::string>{"core.companion.unused"})
       << report.dump(1);
 }
@@ -106,7 +94,7 @@ TEST_F(CompanionsTest, ACompanionAnyInputReadsIsUsed) {
   const std::string pte = ExternalProgram();
   const std::string ir = dir_.Write("ir.json", Text(gemini::CaseBaseIr()));
   const std::string frontend = dir_.Write("frontend.json", Text(gemini::CaseBaseFrontend()));
-  const json report = Validate(
+  const json report = ValidateJson(
       {pte, ir, "--data", (dir_.path() / "named.ptd").string(), "--frontend", frontend}, 0);
   EXPECT_EQ(report["files"].size(), 2u) << report.dump(1);
 }

@@ -11,7 +11,7 @@
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
 #include "conformance/tensil/bundle.h"
-#include "tests/tools/tool_runner.h"
+#include "tests/tools/cli_fixture.h"
 
 namespace accelcheck::testing {
 namespace {
@@ -44,21 +44,9 @@ json FileNamed(const json& report, const std::string& name) {
   return nullptr;
 }
 
-class DirectoryRunTest : public ::testing::Test {
+class DirectoryRunTest : public CliFixture {
  protected:
-  DirectoryRunTest()
-      : dir_("dirrun_" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
-
-  json Validate(const std::vector<std::string>& args, int expected_exit) {
-    std::vector<std::string> command = {"validate", "--output", "json"};
-    command.insert(command.end(), args.begin(), args.end());
-    const ToolRun run = RunTool(command);
-    EXPECT_EQ(run.exit_code, expected_exit) << run.out << run.err;
-    return json::parse(run.out);
-  }
-
-  TempDir dir_;
+  DirectoryRunTest() : CliFixture("dirrun") {}
 };
 
 TEST_F(DirectoryRunTest, ADamagedFileOfAKnownFormatIsValidatedNotSkipped) {
@@ -68,7 +56,7 @@ TEST_F(DirectoryRunTest, ADamagedFileOfAKnownFormatIsValidatedNotSkipped) {
   dir_.Write("cut_schedule.json", FirstBytes(Text(gemini::CaseBaseIr()), 100));
   const std::string tmodel = tensil::conformance::TinyBundle().model.dump();
   dir_.Write("cut.tmodel", FirstBytes(Text(tmodel), 50));
-  const json report = Validate({dir_.path().string()}, 1);
+  const json report = ValidateJson({dir_.path().string()}, 1);
   for (const std::string name : {"damaged.pte", "cut_schedule.json", "cut.tmodel"}) {
     const json file = FileNamed(report, name);
     EXPECT_EQ(file["outcome"], "errors") << name << ": " << report.dump(1);
@@ -82,7 +70,7 @@ TEST_F(DirectoryRunTest, OtherFilesAreSkippedWithTheirReason) {
   std::vector<uint8_t> tflite(64, 0);
   std::copy_n("TFL3", 4, tflite.begin() + 4);
   dir_.Write("model.tflite", tflite);
-  const json report = Validate({dir_.path().string()}, 0);
+  const json report = ValidateJson({dir_.path().string()}, 0);
   EXPECT_EQ(FileNamed(report, "valid.pte")["outcome"], "conforms");
   EXPECT_EQ(FileNamed(report, "empty.bin")["skip_reason"], "empty file");
   EXPECT_NE(std::string(FileNamed(report, "README.md")["skip_reason"]).find("no supported format"),
@@ -94,7 +82,7 @@ TEST_F(DirectoryRunTest, OtherFilesAreSkippedWithTheirReason) {
 TEST_F(DirectoryRunTest, FailOnSkipMakesASkippedFileAnError) {
   dir_.Write("valid.pte", Program());
   dir_.Write("README.md", Text("# notes\n"));
-  const json report = Validate({"--fail-on-skip", dir_.path().string()}, 1);
+  const json report = ValidateJson({"--fail-on-skip", dir_.path().string()}, 1);
   EXPECT_EQ(FileNamed(report, "README.md")["diagnostics"][0]["rule"], "core.format.unknown");
 }
 
@@ -108,12 +96,12 @@ TEST_F(DirectoryRunTest, ARunThatValidatedNothingFails) {
 }
 
 TEST_F(DirectoryRunTest, ANamedFileSaysWhatItIs) {
-  const json empty = Validate({dir_.Write("empty.bin", {})}, 1);
+  const json empty = ValidateJson({dir_.Write("empty.bin", {})}, 1);
   EXPECT_EQ(empty["files"][0]["diagnostics"][0]["rule"], "core.format.unknown");
   EXPECT_EQ(std::string(empty["files"][0]["diagnostics"][0]["message"]).rfind("empty file", 0), 0u);
   std::vector<uint8_t> tflite(64, 0);
   std::copy_n("TFL3", 4, tflite.begin() + 4);
-  const json unsupported = Validate({dir_.Write("m.tflite", tflite)}, 1);
+  const json unsupported = ValidateJson({dir_.Write("m.tflite", tflite)}, 1);
   EXPECT_EQ(unsupported["files"][0]["diagnostics"][0]["rule"], "core.format.unsupported");
 }
 

@@ -9,7 +9,7 @@
 
 #include "conformance/gemini/cases.h"
 #include "conformance/tensil/bundle.h"
-#include "tests/tools/tool_runner.h"
+#include "tests/tools/cli_fixture.h"
 #include "validators/core/npy.h"
 
 namespace accelcheck::testing {
@@ -35,11 +35,9 @@ void ExpectIoErrorNaming(const ToolRun& run, const std::string& path) {
   EXPECT_EQ(run.err.find("terminate"), std::string::npos) << run.err;
 }
 
-class WritePathsTest : public ::testing::Test {
+class WritePathsTest : public CliFixture {
  protected:
-  WritePathsTest()
-      : dir_("write_" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {}
+  WritePathsTest() : CliFixture("write") {}
 
   // The tiny Tensil model, its files beside it.
   std::string TensilModel() {
@@ -49,8 +47,6 @@ class WritePathsTest : public ::testing::Test {
     EXPECT_TRUE(written) << error;
     return written ? written->tmodel : "";
   }
-
-  TempDir dir_;
 };
 
 TEST_F(WritePathsTest, ValidateReportFile) {
