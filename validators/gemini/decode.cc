@@ -877,17 +877,22 @@ bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
   return decoder.Run();
 }
 
-bool LooksLikeIr(ByteView text) {
-  // Skip an optional UTF-8 BOM and whitespace, require '{' and then a key of
-  // the IR's top level within the first bytes (jsoncpp writes keys sorted,
-  // so "-1" comes first; other writers may not).
+std::optional<std::string_view> JsonObjectHead(ByteView text) {
   const std::string_view head(reinterpret_cast<const char*>(text.data()),
                               std::min<size_t>(text.size(), 4096));
   const size_t brace = head.find_first_not_of(" \t\r\n");
-  if (brace == std::string_view::npos || head[brace] != '{') return false;
-  const bool has_dram = head.find("\"-1\"") != std::string_view::npos;
-  const bool has_core_list = head.find("\"workload_id\"") != std::string_view::npos ||
-                             head.find("\"buffersize\"") != std::string_view::npos;
+  if (brace == std::string_view::npos || head[brace] != '{') return std::nullopt;
+  return head;
+}
+
+bool LooksLikeIr(ByteView text) {
+  // A key of the IR's top level within the first bytes (jsoncpp writes keys
+  // sorted, so "-1" comes first; other writers may not).
+  const std::optional<std::string_view> head = JsonObjectHead(text);
+  if (!head) return false;
+  const bool has_dram = head->find("\"-1\"") != std::string_view::npos;
+  const bool has_core_list = head->find("\"workload_id\"") != std::string_view::npos ||
+                             head->find("\"buffersize\"") != std::string_view::npos;
   return has_dram && has_core_list;
 }
 

@@ -2,6 +2,9 @@
 // model.h (docs/formats/gemini.md §2), reporting syntax, type and key problems.
 #pragma once
 
+#include <optional>
+#include <string_view>
+
 #include "validators/core/bytes.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
@@ -16,6 +19,10 @@ namespace accelcheck::gemini {
 // passes them, so memory stays near the size of the tables.
 bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
               const InputBuffer* input = nullptr);
+
+// The first 4 KiB of `text` when it opens a JSON object (after whitespace),
+// else nothing: what the cheap content tests below look at.
+std::optional<std::string_view> JsonObjectHead(ByteView text);
 
 // A cheap content test: a JSON object whose first key is one of the IR's
 // top-level keys, and that names "buffersize" and "top_batch_cut" early.

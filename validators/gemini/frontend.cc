@@ -180,12 +180,10 @@ void FrontendDecoder::Layers(Frontend* frontend) {
 bool IsPeOp(Op op) { return op == Op::kConv2d || op == Op::kDense; }
 
 bool LooksLikeFrontend(ByteView text) {
-  const std::string_view head(reinterpret_cast<const char*>(text.data()),
-                              std::min<size_t>(text.size(), 4096));
-  const size_t brace = head.find_first_not_of(" \t\r\n");
-  if (brace == std::string_view::npos || head[brace] != '{' || LooksLikeIr(text)) return false;
-  return head.find("\"operation\"") != std::string_view::npos ||
-         head.find("\"layer_index\"") != std::string_view::npos;
+  const std::optional<std::string_view> head = JsonObjectHead(text);
+  if (!head || LooksLikeIr(text)) return false;
+  return head->find("\"operation\"") != std::string_view::npos ||
+         head->find("\"layer_index\"") != std::string_view::npos;
 }
 
 std::optional<Frontend> ParseFrontend(ByteView text, const Limits& limits, DiagnosticSink& sink) {

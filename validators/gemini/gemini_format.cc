@@ -71,12 +71,9 @@ class GeminiFormatImpl final : public Format {
   // A JSON object that opens with the DRAM entry "-1" or names a workload
   // field: a schedule cut short or damaged before its core list.
   bool Resembles(const std::string&, ByteView bytes) const override {
-    const std::string_view head(reinterpret_cast<const char*>(bytes.data()),
-                                std::min<size_t>(bytes.size(), 4096));
-    const size_t brace = head.find_first_not_of(" \t\r\n");
-    if (brace == std::string_view::npos || head[brace] != '{') return false;
-    return head.find("\"-1\"") != std::string_view::npos ||
-           head.find("\"workload_id\"") != std::string_view::npos;
+    const std::optional<std::string_view> head = JsonObjectHead(bytes);
+    return head && (head->find("\"-1\"") != std::string_view::npos ||
+                    head->find("\"workload_id\"") != std::string_view::npos);
   }
 
   std::string_view id() const override { return "gemini"; }
