@@ -13,6 +13,7 @@
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/registry.h"
 #include "validators/core/report.h"
+#include "validators/core/text.h"
 
 namespace accelcheck::testing {
 namespace {
@@ -404,6 +405,32 @@ TEST_F(CliTest, MutateOfAGeminiRuleOnItsFrontendNeedsTheFrontend) {
   const json report = json::parse(
       RunTool({"validate", "--strict", "--output", "json", out, "--frontend", frontend}).out);
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"gemini.frontend.layer"});
+}
+
+// A problem in a JSON input is placed at the value its pointer names, with
+// its length, and given as line:column in text as compilers do.
+TEST_F(CliTest, JsonProblemsAreAtTheirValueWithLineAndColumn) {
+  json ir = json::parse(gemini::CaseBaseIr());
+  ir["0"][0]["time"] = -1;
+  const std::string text = ir.dump(1);
+  const std::string path = dir_.Write("ir.json", Text(text));
+  const size_t value = text.find("\"time\": -1") + std::string("\"time\": ").size();
+  const size_t line_start = text.rfind('\n', value) + 1;
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + value, '\n'));
+  const size_t column = value - line_start + 1;
+
+  const json report = ValidateJson({path}, 1);
+  const json& d = report["files"][0]["diagnostics"][0];
+  EXPECT_EQ(d["rule"], "gemini.workload.time");
+  EXPECT_EQ(d["path"], "/0/0/time");
+  EXPECT_EQ(d["offset"], value);
+  EXPECT_EQ(d["length"], 2);
+  EXPECT_EQ(d["line"], line);
+  EXPECT_EQ(d["column"], column);
+  const ToolRun run = RunTool({"validate", path});
+  EXPECT_NE(run.out.find(Str(path, ":", line, ":", column, ": error[gemini.workload.time]")),
+            std::string::npos)
+      << run.out;
 }
 
 // An input that breaks a rule already, or offers no place for the change, is

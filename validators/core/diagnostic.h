@@ -43,12 +43,16 @@ using RuleTable = std::span<const Rule* const>;
 // pointer in JSON documents ("/0/12/buffer/3") and a dotted path in binary
 // ones ("execution_plan[0].values[12].val.sizes[2]"). When the bytes lie in
 // a member of a container or in a file the input names (a Tensil .tprog),
-// `member` names it and `offset` counts from its start.
+// `member` names it and `offset` counts from its start. In text inputs (JSON)
+// the offset is also given as the 1-based line and column (in Unicode code
+// points) a text editor shows; 0 when not known.
 struct Location {
   std::optional<uint64_t> offset;
   std::optional<uint64_t> length;
   std::string path;
   std::string member = {};
+  uint64_t line = 0;
+  uint64_t column = 0;
 };
 
 // A location at `offset` (its length unknown) with the object path `path`.

@@ -18,8 +18,11 @@ bool JsonDecoder::ExpectKind(JsonKind want, std::string_view what) {
     reader_.Skip();  // records the syntax error
     return false;
   }
-  Report(*rules_.type, Str("expected ", what, " but found ", JsonKindName(kind)));
+  Location location = Here();
   reader_.Skip();
+  if (!reader_.failed()) location.length = reader_.offset() - *location.offset;
+  sink_.Report(*rules_.type, std::move(location),
+               Str("expected ", what, " but found ", JsonKindName(kind)));
   return false;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ class DiagnosticSink {
   uint64_t warning_count() const { return warnings_; }
   uint64_t suppressed_count() const { return suppressed_; }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  // For the passes that refine locations once a document is checked
+  // (json_locate.h); they change locations only.
+  std::span<Diagnostic> MutableDiagnostics() { return diagnostics_; }
   const std::string& file() const { return file_; }
   const Profile& profile() const { return profile_; }
   bool Has(const Rule& rule) const;

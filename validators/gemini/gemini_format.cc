@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "validators/core/core_rules.h"
+#include "validators/core/json_locate.h"
 #include "validators/core/text.h"
 #include "validators/gemini/decode.h"
 #include "validators/gemini/rules.h"
@@ -87,6 +88,7 @@ class GeminiFormatImpl final : public Format {
                 DiagnosticSink& sink) const override {
     const auto frontend = LoadFrontend(context.companions, context.limits, sink);
     DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
+    PinJsonLocations(input.bytes(), "", context.limits, sink.MutableDiagnostics(), &input);
   }
 
   // A summary per core: workloads with their layer, range, time, and the

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "validators/core/core_rules.h"
+#include "validators/core/json_locate.h"
 #include "validators/core/phases.h"
 #include "validators/core/text.h"
 #include "validators/tensil/disasm.h"
@@ -276,8 +277,12 @@ class TensilFormatImpl final : public Format {
                 DiagnosticSink& sink) const override {
     // Only a forced --format tensil reaches here with binary content: a .tprog.
     if (!IsJson(input.bytes())) return ValidateStandaloneProgram(input, context, sink);
-    if (IsModelDocument(input.bytes(), context.limits)) return ValidateModel(input, context, sink);
-    DecodeArchitectureDocument(input.bytes(), context.limits, sink);
+    if (IsModelDocument(input.bytes(), context.limits)) {
+      ValidateModel(input, context, sink);
+    } else {
+      DecodeArchitectureDocument(input.bytes(), context.limits, sink);
+    }
+    PinJsonLocations(input.bytes(), "", context.limits, sink.MutableDiagnostics(), &input);
   }
 
   json Inspect(const InputBuffer& input, const ValidateContext& context,
