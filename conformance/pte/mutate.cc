@@ -1435,6 +1435,25 @@ bool ExternalLayout(Ctx& c) {
   });
 }
 
+// PTE-51d: the program unchanged, without the .ptd its EXTERNAL tensors
+// name, so that the checks against it cannot run; the note names the first.
+bool ExternalUnchecked(Ctx& c) {
+  if (ExternalTensors(c).empty())
+    return Decline(c, "the program has no EXTERNAL tensor, so every check of PTE-51d runs");
+  for (size_t p = 0; p < Plans(c).size(); ++p) {
+    if (!Plans(c)[p].values) continue;
+    const Vec<EValue>& values = *Plans(c)[p].values;
+    for (size_t v = 0; v < values.size(); ++v) {
+      const Tensor* t = std::get_if<Tensor>(&values[v].val);
+      if (t && t->extra && t->extra->location == 1) {
+        c.path = ValuePath(p, v);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // A KernelCall appended at the end that writes a constant tensor.
 bool TensorConstantWritten(Ctx& c) {
   std::vector<ConstantTensor> all = SegmentConstants(c);
@@ -1731,6 +1750,7 @@ const std::vector<Mutation>& Mutations() {
       {&kTensorConstantWritten, TensorConstantWritten},
       {&kExternalKeyMissing, ExternalKeyMissing, {}, true},
       {&kExternalLayout, ExternalLayout, {}, true},
+      {&kExternalUnchecked, ExternalUnchecked},
       {&kInstructionType, InstructionType},
       {&kKernelArgsMissing, KernelArgsMissing},
       {&kKernelOpIndex, KernelOpIndex},

@@ -46,13 +46,17 @@ struct Companion {
   InputBuffer buffer;
   NamedLayouts layouts;
 };
-std::optional<Companion> LoadCompanion(const ValidateContext& context) {
+// Without one, `unusable` names a .ptd that was found but cannot be used, and why.
+std::optional<Companion> LoadCompanion(const ValidateContext& context, std::string* unusable) {
   std::string path;
   auto buffer = ReadNamedData(context, &path);
   if (!buffer) return std::nullopt;
   DiagnosticSink scratch(Profile{}, path);
   const auto* root = ValidatePtd(buffer->bytes(), context.limits, scratch);
-  if (root == nullptr) return std::nullopt;
+  if (root == nullptr) {
+    *unusable = path;
+    return std::nullopt;
+  }
   Companion companion{std::move(*buffer), {}};
   companion.layouts = LayoutsOf(*flat_tensor_flatbuffer::GetFlatTensor(companion.buffer.data()));
   return companion;
@@ -80,6 +84,43 @@ constexpr void (*kMemoryPlanCheck[])(const PlanState&) = {
 };
 constexpr PassGroup<PlanState> kPlanPasses[] = {kPlanChecks, kMemoryPlanCheck};
 
+// The EXTERNAL tensors no named data was at hand for: how many, and the first.
+struct UncheckedExternals {
+  uint64_t count = 0;
+  uint32_t plan = 0;
+  uint32_t value = 0;
+
+  void Add(const PlanFacts& facts, uint32_t p) {
+    for (uint32_t v = 0; v < facts.values.size(); ++v) {
+      if (facts.values[v].source != DataSource::kExternal) continue;
+      if (count++ == 0) {
+        plan = p;
+        value = v;
+      }
+    }
+  }
+};
+
+// PTE-51d: a check that could not run is said, not passed over.
+void ReportUnchecked(const ProgramContext& ctx, const UncheckedExternals& unchecked,
+                     const std::string& unusable) {
+  if (unchecked.count == 0) return;
+  const auto* tensor = ctx.program.execution_plan()
+                           ->Get(unchecked.plan)
+                           ->values()
+                           ->Get(unchecked.value)
+                           ->val_as_Tensor();
+  const std::string why =
+      unusable.empty()
+          ? "no named-data file was given (--data FILE.ptd) or found beside the program"
+          : "the named-data file " + unusable;
+  ctx.Report(
+      rules::kExternalUnchecked, tensor->extra_tensor_info(),
+      ValuePath(unchecked.plan, unchecked.value) + ".val.extra_tensor_info",
+      Str(unchecked.count, unchecked.count == 1 ? " EXTERNAL tensor was" : " EXTERNAL tensors were",
+          " not checked against named data: ", why));
+}
+
 // decode -> verify -> program tables -> per plan: structure, values,
 // tensors, instructions -> whole-program memory plan (docs/ARCHITECTURE.md "Phases").
 void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
@@ -89,7 +130,8 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
   const fb::Program& program = *fb::GetProgram(file.data());
   CheckContainer(file, *header, program, sink);
 
-  const auto companion = LoadCompanion(context);
+  std::string unusable;
+  const auto companion = LoadCompanion(context, &unusable);
   ProgramContext ctx{FlatbufferRegion{file, 0, ""},
                      *header,
                      program,
@@ -100,6 +142,7 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
   ValidatePlanNames(ctx);
   const auto* plans = program.execution_plan();
   if (plans == nullptr) return;
+  UncheckedExternals unchecked;
   for (uint32_t p = 0; p < plans->size(); ++p) {
     if (OutOfTime(context, sink)) return;
     const fb::ExecutionPlan& plan = *plans->Get(p);
@@ -108,7 +151,9 @@ void ValidatePte(ByteView file, const ValidateContext& context, DiagnosticSink& 
     // Misaligned list items cannot be read: no pass of this plan runs then.
     if (sink.blocking_count() != before) continue;
     RunPassGroups<PlanState>(kPlanPasses, PlanState{ctx, plan, p, facts}, context, sink);
+    if (!companion) unchecked.Add(facts, p);
   }
+  ReportUnchecked(ctx, unchecked, unusable);
 }
 
 class PteFormatImpl final : public Format {
