@@ -4,6 +4,8 @@
 #include <charconv>
 #include <iostream>
 
+#include "validators/core/report.h"
+
 namespace accelcheck::cli {
 
 std::optional<std::string> ParsedArgs::Get(const std::string& flag) const {
@@ -118,12 +120,12 @@ std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec,
 }
 
 ExitCode UsageError(const CommandSpec& spec, const std::string& message) {
-  std::cerr << "accelcheck " << spec.name << ": " << message << "\n" << spec.usage;
+  std::cerr << "accelcheck " << spec.name << ": " << OneLine(message) << "\n" << spec.usage;
   return ExitCode::kUsage;
 }
 
 ExitCode IoError(const CommandSpec& spec, const std::string& message) {
-  std::cerr << "accelcheck " << spec.name << ": " << message << "\n";
+  std::cerr << "accelcheck " << spec.name << ": " << OneLine(message) << "\n";
   return ExitCode::kFailure;
 }
 

@@ -66,14 +66,72 @@ void FlatbufferVerification::ReportLimit(bool depth) const {
       Str(what_, " verifies only with more than --", info.flag, " ", value, " ", info.unit));
 }
 
+void FlatbufferLocator::FailOffsetField(const std::string& path, const void* table, voffset_t vt) {
+  const uint64_t slot = FieldAt(table, vt);
+  const auto offset = ReadLE<uint32_t>(buffer_, slot);
+  if (!offset) return Fail(path, slot, "the field's offset lies past the end", true);
+  const uint64_t target = slot + *offset;
+  if (target >= buffer_.size()) {
+    return Fail(path, slot, Str("the field's offset points to ", Hex(target), ", past the end"),
+                true);
+  }
+  Fail(path, slot, Str("the field's offset slot at ", Hex(slot), " is misaligned or holds 0"));
+}
+
+void FlatbufferLocator::FailVector(const std::string& path, uint64_t vector,
+                                   uint64_t element_size) {
+  const auto count = ReadLE<uint32_t>(buffer_, vector);
+  if (!count) return Fail(path, vector, "the vector's length lies past the end", true);
+  if (vector % sizeof(uint32_t) != 0) {
+    return Fail(path, vector, Str("the vector at ", Hex(vector), " is not 4-byte aligned"));
+  }
+  const uint64_t end = vector + sizeof(uint32_t) + uint64_t{*count} * element_size;
+  if (end > buffer_.size()) {
+    return Fail(path, vector,
+                Str("the vector of ", *count, " elements ends at ", Hex(end), ", past the end"),
+                true);
+  }
+  Fail(path, vector, Str("the vector of ", *count, " elements is larger than flatbuffers allows"));
+}
+
+void FlatbufferLocator::FailTable(const std::string& path, uint64_t table) {
+  const auto soffset = ReadLE<int32_t>(buffer_, table);
+  if (!soffset) return Fail(path, table, "the table lies past the end", true);
+  if (table % sizeof(int32_t) != 0) {
+    return Fail(path, table, Str("the table at ", Hex(table), " is not 4-byte aligned"));
+  }
+  const int64_t vtable = static_cast<int64_t>(table) - *soffset;
+  const auto vtable_size =
+      vtable < 0 ? std::nullopt : ReadLE<uint16_t>(buffer_, static_cast<uint64_t>(vtable));
+  const auto table_size =
+      vtable < 0 ? std::nullopt : ReadLE<uint16_t>(buffer_, static_cast<uint64_t>(vtable) + 2);
+  if (vtable < 0) return Fail(path, table, "its vtable offset points before the buffer's start");
+  if (!vtable_size || !table_size) {
+    return Fail(path, table,
+                Str("its vtable at ", Hex(static_cast<uint64_t>(vtable)), ", past the end"), true);
+  }
+  const uint64_t vtable_end = static_cast<uint64_t>(vtable) + *vtable_size;
+  if (vtable_end > buffer_.size()) {
+    return Fail(path, table, Str("its vtable ends at ", Hex(vtable_end), ", past the end"), true);
+  }
+  if (table + *table_size > buffer_.size()) {
+    return Fail(path, table, Str("its fields end at ", Hex(table + *table_size), ", past the end"),
+                true);
+  }
+  Fail(path, table,
+       "its vtable is misaligned or malformed, or a field is misaligned or points outside the "
+       "buffer");
+}
+
 void FlatbufferVerification::ReportFailure(const FlatbufferLocator& locator) const {
   const Location location = region_.At(locator.offset(), std::nullopt, locator.path());
-  sink_.Report(
-      rule_, location,
-      Str(what_, " fails flatbuffer verification at ",
-          location.path.empty() ? std::string("the root table") : location.path, " (",
-          Hex(*location.offset), "): an offset, vtable, vector or string lies outside [0, ",
-          Hex(region_.bytes.size()), ") or is misaligned"));
+  sink_.Report(rule_, location,
+               Str(what_, " fails flatbuffer verification at ",
+                   location.path.empty() ? std::string("the root table") : location.path, " (",
+                   Hex(*location.offset), "): ", locator.reason(),
+                   locator.past_end() ? Str(" of ", what_, " (", Hex(region_.bytes.size()),
+                                            " bytes); the file looks truncated")
+                                      : std::string()));
 }
 
 }  // namespace accelcheck

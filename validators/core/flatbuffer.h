@@ -81,11 +81,16 @@ class FlatbufferLocator {
 
   const std::string& path() const { return path_; }
   uint64_t offset() const { return offset_; }
+  // What failed there, in words ("the vector of 12 elements ends at ...").
+  const std::string& reason() const { return reason_; }
+  // The failing reference points past the end of the buffer: it looks cut.
+  bool past_end() const { return past_end_; }
 
-  void Fail(std::string path, const void* at) { Fail(std::move(path), OffsetOf(at)); }
-  void Fail(std::string path, uint64_t offset) {
+  void Fail(std::string path, uint64_t offset, std::string reason, bool past_end = false) {
     path_ = std::move(path);
     offset_ = offset;
+    reason_ = std::move(reason);
+    past_end_ = past_end;
   }
 
   Verifier Fresh() const { return Verifier(buffer_.data(), buffer_.size(), options_); }
@@ -113,13 +118,13 @@ class FlatbufferLocator {
                                                const std::string& path, bool* ok) {
     *ok = false;
     if (!OffsetField(table, vt)) {
-      Fail(path, FieldAt(table, vt));
+      FailOffsetField(path, table, vt);
       return nullptr;
     }
     const auto* vec = AsTable(table)->GetPointer<const flatbuffers::Vector<Elem>*>(vt);
     Verifier v = Fresh();
     if (!v.VerifyVector(vec)) {
-      Fail(path, vec);
+      FailVector(path, OffsetOf(vec), sizeof(Elem));
       return nullptr;
     }
     *ok = true;
@@ -154,7 +159,7 @@ class FlatbufferLocator {
   template <typename T, typename Descend>
   bool SubTable(const void* table, voffset_t vt, const std::string& path, Descend descend) {
     if (!OffsetField(table, vt)) {
-      Fail(path, FieldAt(table, vt));
+      FailOffsetField(path, table, vt);
       return false;
     }
     const T* sub = AsTable(table)->GetPointer<const T*>(vt);
@@ -166,7 +171,7 @@ class FlatbufferLocator {
   // Records `table` itself when its start does not verify or none of its
   // parts is to blame (a misaligned scalar field, say).
   bool Leaf(const void* table, const std::string& path) {
-    Fail(path, table);
+    FailTable(path, OffsetOf(table));
     return false;
   }
 
@@ -189,10 +194,17 @@ class FlatbufferLocator {
     return OffsetOf(table) + AsTable(table)->GetOptionalFieldOffset(vt);
   }
 
+  // The reasons, worked out from the bytes the Verifier refused.
+  void FailOffsetField(const std::string& path, const void* table, voffset_t vt);
+  void FailVector(const std::string& path, uint64_t vector, uint64_t element_size);
+  void FailTable(const std::string& path, uint64_t table);
+
   ByteView buffer_;
   Verifier::Options options_;
   std::string path_;
   uint64_t offset_ = 0;
+  std::string reason_;
+  bool past_end_ = false;
 };
 
 // The Verifier as the precondition of every later phase: the size is checked

@@ -59,19 +59,6 @@ std::string EscapedByte(unsigned char c) {
   return buffer;
 }
 
-// A value for a one-line text report: valid UTF-8 with no control characters.
-std::string OneLine(std::string_view text) {
-  std::string out;
-  for (unsigned char c : ValidUtf8(text)) {
-    if (c < 0x20 || c == 0x7f) {
-      out += EscapedByte(c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 std::string Plural(uint64_t count, std::string_view noun) {
   return Str(count, ' ', noun, count == 1 ? "" : "s");
 }
@@ -93,6 +80,8 @@ Json DiagnosticJson(const Diagnostic& d) {
               {"message", d.message},
               {"offset", OptionalNumber(d.location.offset)},
               {"length", OptionalNumber(d.location.length)},
+              {"line", d.location.line != 0 ? Json(d.location.line) : Json(nullptr)},
+              {"column", d.location.column != 0 ? Json(d.location.column) : Json(nullptr)},
               {"path", d.location.path.empty() ? Json(nullptr) : Json(d.location.path)},
               {"member", d.location.member.empty() ? Json(nullptr) : Json(d.location.member)}};
 }
@@ -192,6 +181,10 @@ Json SarifResult(const Diagnostic& d, size_t rule_index) {
   Json region = {{"startLine", 1}};
   Json member = Json::object();
   Json& bytes = d.location.member.empty() ? region : member;
+  if (d.location.line != 0) {
+    bytes["startLine"] = d.location.line;
+    bytes["startColumn"] = d.location.column;
+  }
   if (d.location.offset) bytes["byteOffset"] = *d.location.offset;
   if (d.location.length) bytes["byteLength"] = *d.location.length;
   Json location = {{"physicalLocation",
@@ -259,6 +252,18 @@ std::string JunitTestcase(const FileResult& result) {
 }
 
 }  // namespace
+
+std::string OneLine(std::string_view text) {
+  std::string out;
+  for (unsigned char c : ValidUtf8(text)) {
+    if (c < 0x20 || c == 0x7f) {
+      out += EscapedByte(c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
 
 Outcome OutcomeOf(const FileResult& result) {
   if (result.skipped) return Outcome::kSkipped;
@@ -343,10 +348,14 @@ std::string WriteReport(ReportFormat format, std::span<const FileResult> results
 
 std::string TextLine(const Diagnostic& d) {
   // "model.tmodel(model.tprog):0x30" for bytes of a member, as linkers name
-  // archive members.
+  // archive members; "x.json:12:5" in text inputs, as compilers do.
   std::string out = OneLine(d.file);
   if (!d.location.member.empty()) out += "(" + OneLine(d.location.member) + ")";
-  if (d.location.offset) out += ":" + Hex(*d.location.offset);
+  if (d.location.line != 0) {
+    out += Str(":", d.location.line, ":", d.location.column);
+  } else if (d.location.offset) {
+    out += ":" + Hex(*d.location.offset);
+  }
   out += Str(": ", SeverityName(d.severity), "[", d.rule->id, "]: ");
   if (!d.location.path.empty()) out += OneLine(d.location.path) + ": ";
   return out + OneLine(d.message);
@@ -403,6 +412,7 @@ std::string WriteSarif(std::span<const FileResult> results,
                      {"exitCode", static_cast<int>(summary.exit_code)}};
   Json run = {{"tool", {{"driver", std::move(driver)}}},
               {"invocations", Json::array({std::move(invocation)})},
+              {"columnKind", "unicodeCodePoints"},  // Location::column counts code points
               {"results", std::move(sarif_results)}};
   return DumpJson(Json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                        {"version", "2.1.0"},

@@ -80,6 +80,9 @@ std::string TextLine(const Diagnostic& diagnostic);
 // `--output json` always prints exactly one document.
 std::string UsageErrorJson(std::string_view message);
 
+// `text` as one printable line, for text reports and the terminal: valid
+// UTF-8, control characters as "\xNN".
+std::string OneLine(std::string_view text);
 // `text` with every invalid UTF-8 sequence replaced by U+FFFD.
 std::string ValidUtf8(std::string_view text);
 // `text` made safe for XML 1.0 character data or (when `attribute`) an

@@ -11,19 +11,10 @@ std::string Hex(uint64_t value) {
 }
 
 std::string Quoted(std::string_view raw) {
-  std::string out = "\"";
-  for (unsigned char c : raw) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\x%02x", c);
-      out += buffer;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
+  std::string out;
+  out.reserve(raw.size() + 2);
+  out += '"';
+  out += raw;
   out += '"';
   return out;
 }

@@ -48,8 +48,10 @@ std::string Str(const Args&... args) {
 // "0x1f0": offsets and sizes in messages are hexadecimal, like LLVM Object.
 std::string Hex(uint64_t value);
 
-// A name taken from an untrusted file, quoted and with control bytes escaped,
-// so that a message stays one readable line.
+// A name taken from an untrusted file, between double quotes and otherwise
+// as it is: each report writer escapes what its medium needs (control bytes
+// in text, string escapes in JSON, markup in XML), so that a value is escaped
+// once, by the writer (docs/ARCHITECTURE.md "Outputs").
 std::string Quoted(std::string_view raw);
 
 }  // namespace accelcheck

@@ -70,7 +70,8 @@ bool CheckLength(const PteHeader& h, DiagnosticSink& sink) {
 bool CheckProgramSize(const PteHeader& h, DiagnosticSink& sink) {
   if (h.program_size > h.file_size) {
     sink.Report(rules::kProgramSize, Location{16, 8, "extended_header.program_size"},
-                Str("program_size ", Hex(h.program_size), " exceeds file size ", Hex(h.file_size)));
+                Str("program_size ", Hex(h.program_size), " exceeds file size ", Hex(h.file_size),
+                    "; the file looks truncated"));
     return false;
   }
   if (h.program_size < 8 + h.length) {
@@ -104,10 +105,10 @@ void CheckSegmentBase(const PteHeader& h, DiagnosticSink& sink) {
                 Str("segment_base_offset ", Hex(base), " + segment_data_size ",
                     Hex(h.segment_data_size), " overflows"));
   } else if (*end > h.file_size) {
-    sink.Report(
-        rules::kSegmentDataBounds, Location{24, 16, "extended_header.segment_data_size"},
-        Str("segment_base_offset ", Hex(base), " + segment_data_size ", Hex(h.segment_data_size),
-            " = ", Hex(*end), " exceeds file size ", Hex(h.file_size)));
+    sink.Report(rules::kSegmentDataBounds, Location{24, 16, "extended_header.segment_data_size"},
+                Str("segment_base_offset ", Hex(base), " + segment_data_size ",
+                    Hex(h.segment_data_size), " = ", Hex(*end), " exceeds file size ",
+                    Hex(h.file_size), "; the file looks truncated"));
   }
 }
 

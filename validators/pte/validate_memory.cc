@@ -378,6 +378,7 @@ class Liveness {
   }
 
   void ReportOverlap(uint32_t a, uint32_t b) const;
+  std::string LiveSpan(const Lifetime& life) const;
 
   const ProgramContext& ctx_;
   const fb::ExecutionPlan& plan_;
@@ -454,9 +455,20 @@ void Liveness::ReportOverlap(uint32_t a, uint32_t b) const {
   ctx_.Report(rules::kMemoryLiveOverlap, TensorAt(plan_, x.value)->allocation_info(),
               Str(ValuePath(p_, x.value), ".val.allocation_info"),
               Str("planned tensor value ", x.value, " [", Hex(x.offset), ", ", Hex(x.end),
-                  ") of buffer ", x.memory_id, ", live over instructions [", life_[a].first - 1,
-                  ", ", life_[a].last - 1, "], overlaps value ", y.value, " [", Hex(y.offset), ", ",
-                  Hex(y.end), "), live over [", life_[b].first - 1, ", ", life_[b].last - 1, "]"));
+                  ") of buffer ", x.memory_id, ", ", LiveSpan(life_[a]), ", overlaps value ",
+                  y.value, " [", Hex(y.offset), ", ", Hex(y.end), "), ", LiveSpan(life_[b])));
+}
+
+// Time 0 is the plan's entry (inputs, initial values), time t the plan's
+// instruction t - 1 counted across its chains, end_ its exit (outputs).
+std::string Liveness::LiveSpan(const Lifetime& life) const {
+  const auto at = [&](Time t) {
+    if (t <= 0) return std::string("the plan's entry");
+    if (t >= end_) return std::string("the plan's exit");
+    return Str("instruction ", t - 1);
+  };
+  if (life.first == life.last) return "live only at " + at(life.first);
+  return Str("live from ", at(life.first), " to ", at(life.last));
 }
 
 void Liveness::CheckLiveOverlap() const {

@@ -110,8 +110,8 @@ void CheckConstantSegment(const ProgramContext& ctx) {
     const auto path = [&] { return Str("constant_segment.offsets[", i, "]"); };
     if (segment != nullptr && offset > segment->size()) {
       ctx.Report(rules::kConstantOffsetBounds, offsets->data() + i, path(),
-                 Str("constant offset ", Hex(offset), " lies past the end of segment ", index,
-                     " of size ", Hex(segment->size())));
+                 Str("constant offset ", Hex(offset), " (from the start of segment ", index,
+                     ") lies past its end, at ", Hex(segment->size())));
     }
     if (i > 0 && offset < offsets->Get(i - 1)) {
       ctx.Report(rules::kConstantOffsetOrder, offsets->data() + i, path(),
@@ -137,13 +137,15 @@ void CheckSegment(const ProgramContext& ctx, const fb::DataSegment& s, uint32_t 
   }
   if (s.offset() % kSegmentAlignment != 0) {
     ctx.Report(rules::kSegmentAlign, &s, path(),
-               Str("segment offset ", Hex(s.offset()), " is not a multiple of 0x10"));
+               Str("segment offset ", Hex(s.offset()),
+                   " (from the segment base) is not a multiple of 0x10"));
   }
   const PteHeader& h = ctx.header;
   if (h.extended && h.segment_data_size_known && *end > h.segment_data_size) {
-    ctx.Report(rules::kSegmentDataSize, &s, path(),
-               Str("segment offset ", Hex(s.offset()), " + size ", Hex(s.size()), " = ", Hex(*end),
-                   " exceeds segment_data_size ", Hex(h.segment_data_size)));
+    ctx.Report(
+        rules::kSegmentDataSize, &s, path(),
+        Str("segment offset ", Hex(s.offset()), " + size ", Hex(s.size()), " = ", Hex(*end),
+            " (from the segment base) exceeds segment_data_size ", Hex(h.segment_data_size)));
   }
   const auto file_end = CheckedAdd(h.segment_base_offset, *end);
   if (!file_end || *file_end > h.file_size) {
@@ -161,7 +163,7 @@ void CheckSegmentOrder(const ProgramContext& ctx, const Segments& segments) {
       ctx.Report(
           rules::kSegmentOrder, segments.Get(i), Str("segments[", i, "]"),
           Str("segment offset ", Hex(segments.Get(i)->offset()), " is below the offset of segment ",
-              i - 1, ", ", Hex(segments.Get(i - 1)->offset())));
+              i - 1, ", ", Hex(segments.Get(i - 1)->offset()), " (both from the segment base)"));
     }
   }
   std::vector<uint32_t> order;
@@ -177,10 +179,10 @@ void CheckSegmentOrder(const ProgramContext& ctx, const Segments& segments) {
   for (size_t k = 0; k < order.size(); ++k) {
     const auto* s = segments.Get(order[k]);
     if (k > 0 && s->offset() < widest_end) {
-      ctx.Report(
-          rules::kSegmentOverlap, s, Str("segments[", order[k], "]"),
-          Str("segment ", order[k], " [", Hex(s->offset()), ", ", Hex(s->offset() + s->size()),
-              ") overlaps segment ", widest, " ending at ", Hex(widest_end)));
+      ctx.Report(rules::kSegmentOverlap, s, Str("segments[", order[k], "]"),
+                 Str("segment ", order[k], " [", Hex(s->offset()), ", ",
+                     Hex(s->offset() + s->size()), ") overlaps segment ", widest, " ending at ",
+                     Hex(widest_end), " (offsets from the segment base)"));
     }
     if (k == 0 || s->offset() + s->size() > widest_end) {
       widest = order[k];

@@ -87,7 +87,8 @@ void CheckSegments(const PtdContext& ctx) {
     if (end && *end <= ctx.header.segment_data_size) continue;
     ctx.sink.Report(rules::kPtdSegmentBounds, LocationAt(ctx.OffsetOf(s), Str("segments[", i, "]")),
                     Str("segment offset ", Hex(s->offset()), " + size ", Hex(s->size()),
-                        " exceeds segment_data_size ", Hex(ctx.header.segment_data_size)));
+                        " (from the segment base) exceeds segment_data_size ",
+                        Hex(ctx.header.segment_data_size)));
   }
 }
 

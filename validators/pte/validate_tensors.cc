@@ -184,11 +184,12 @@ void CheckSegmentConstant(const TensorRef& t, std::optional<uint64_t> nbytes) {
   if (!end || *end > size) {
     t.Report(rules::kConstantTensorBounds, nullptr, "data_buffer_idx",
              Str("constant ", idx, " at offset ", Hex(offset), " + nbytes ", Hex(*nbytes),
-                 " exceeds constant segment ", s, " size ", Hex(size)));
+                 " (from the start of segment ", s, ") exceeds its size ", Hex(size)));
   } else if (!t.ctx.constant_limits.empty() && *end > t.ctx.constant_limits[idx]) {
     t.Report(rules::kConstantTensorOverlap, nullptr, "data_buffer_idx",
              Str("constant ", idx, " at offset ", Hex(offset), " + nbytes ", Hex(*nbytes),
-                 " runs into the next constant at ", Hex(t.ctx.constant_limits[idx])));
+                 " runs into the next constant at ", Hex(t.ctx.constant_limits[idx]),
+                 " (offsets from the start of its segment)"));
   }
 }
 
@@ -241,7 +242,7 @@ void CheckMutable(const TensorRef& t, std::optional<uint64_t> nbytes) {
   if (!end || *end > size) {
     t.Report(rules::kTensorMutableBounds, nullptr, "data_buffer_idx",
              Str("initial value ", idx, " at offset ", Hex(offset), " + nbytes ", Hex(*nbytes),
-                 " exceeds mutable segment ", s, " size ", Hex(size)));
+                 " (from the start of mutable segment ", s, ") exceeds its size ", Hex(size)));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
@@ -518,6 +519,67 @@ bool Has(const DiagnosticSink& sink, const Rule& rule) {
     if (d.rule == &rule) return true;
   }
   return false;
+}
+
+const Diagnostic* Find(const DiagnosticSink& sink, const Rule& rule) {
+  for (const Diagnostic& d : sink.diagnostics()) {
+    if (d.rule == &rule) return &d;
+  }
+  return nullptr;
+}
+
+// Live ranges are told in words: the plan's entry and exit are no instruction.
+TEST(PteRules, LiveOverlapSaysWhereEachTensorIsLive) {
+  File file = Base();
+  TensorOf(file, 12).allocation->offset_low = TensorOf(file, 0).allocation->offset_low;
+  const DiagnosticSink sink = ValidateBytes(Serialize(file));
+  const Diagnostic* d = Find(sink, rules::kMemoryLiveOverlap);
+  ASSERT_NE(d, nullptr) << Describe(sink);
+  EXPECT_NE(d->message.find("live from the plan's entry to instruction "), std::string::npos)
+      << d->message;
+  EXPECT_EQ(d->message.find("-1"), std::string::npos) << d->message;
+}
+
+// PTE-13: a cut program names the reference that runs out and says so. A
+// program without segments has no extended header to tell its size, so the
+// Verifier is the first to see the cut.
+TEST(PteRules, VerifyFailureOfACutProgramSaysItLooksTruncated) {
+  std::vector<uint8_t> bytes = Serialize(BuildRecipe(nlohmann::json::parse(R"({"plans": [{
+      "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [4]}},
+                 {"name": "alpha", "int": 1},
+                 {"name": "z", "tensor": {"dtype": "float", "sizes": [4]}}],
+      "inputs": ["x"], "outputs": ["z"],
+      "instructions": [{"kernel": "aten::add.out", "args": ["x", "x", "alpha", "z"]}]}]})")));
+  bytes.resize(bytes.size() / 2);
+  const DiagnosticSink sink = ValidateBytes(bytes);
+  const Diagnostic* d = Find(sink, rules::kFlatbufferVerify);
+  ASSERT_NE(d, nullptr) << Describe(sink);
+  EXPECT_NE(d->message.find("past the end of the program"), std::string::npos) << d->message;
+  EXPECT_NE(d->message.find("the file looks truncated"), std::string::npos) << d->message;
+}
+
+// PTE-6: with an extended header the cut shows first in program_size.
+TEST(PteRules, ProgramSizePastTheFileSaysItLooksTruncated) {
+  std::vector<uint8_t> bytes = Serialize(Base());
+  bytes.resize(bytes.size() / 2);
+  const DiagnosticSink sink = ValidateBytes(bytes);
+  const Diagnostic* d = Find(sink, rules::kProgramSize);
+  ASSERT_NE(d, nullptr) << Describe(sink);
+  EXPECT_NE(d->message.find("the file looks truncated"), std::string::npos) << d->message;
+}
+
+// PTE-13: damage inside the buffer is no truncation.
+TEST(PteRules, VerifyFailureInsideTheProgramIsNotCalledTruncation) {
+  std::vector<uint8_t> bytes = Serialize(Base());
+  const auto* plan = fb::GetProgram(bytes.data())->execution_plan()->Get(0);
+  const uint8_t* slot =
+      reinterpret_cast<const flatbuffers::Table*>(plan)->GetAddressOf(fb::ExecutionPlan::VT_NAME);
+  PutLE(bytes, static_cast<size_t>(slot - bytes.data()), 0, 4);  // an offset of 0 is never valid
+  const DiagnosticSink sink = ValidateBytes(bytes);
+  const Diagnostic* d = Find(sink, rules::kFlatbufferVerify);
+  ASSERT_NE(d, nullptr) << Describe(sink);
+  EXPECT_EQ(d->location.path, "execution_plan[0].name");
+  EXPECT_EQ(d->message.find("truncated"), std::string::npos) << d->message;
 }
 
 // Moves a vector of 8-byte elements 4 bytes on, dropping its last element:
