@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/console.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
 #include "tools/accelcheck/registry.h"
@@ -48,8 +49,11 @@ const CommandSpec& ValidateSpec() {
       "usage: accelcheck validate [options] FILE|DIR|- ...\n"
       "Directories are searched recursively in sorted order; there, files whose\n"
       "content matches no format are skipped (a named file is reported as\n"
-      "core.format.unknown). Exit codes: 0 conforms, 1 errors (or warnings with\n"
-      "--werror, or unknown content), 2 usage, 3 I/O, internal error or limit.\n",
+      "core.format.unknown). With --quiet the text report lists only what fails\n"
+      "the run, and its summary line only when the run does not pass; json, sarif\n"
+      "and junit reports are written in full. Exit codes: 0 conforms, 1 errors\n"
+      "(or warnings with --werror, or unknown content), 2 usage, 3 I/O, internal\n"
+      "error or limit.\n",
       ValidateFlags()};
   return kSpec;
 }
@@ -65,6 +69,7 @@ struct ValidateOptions {
   std::vector<std::string> companions;
   std::vector<std::string> inputs;
   bool fail_on_skip = false;  // a file a directory run would skip is an error instead
+  bool quiet = false;
 };
 
 std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
@@ -101,6 +106,7 @@ std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* 
   options.companions = parsed.All("data");
   for (const std::string& frontend : parsed.All("frontend")) options.companions.push_back(frontend);
   options.fail_on_skip = parsed.Has("fail-on-skip");
+  options.quiet = parsed.Has("quiet");
   options.inputs = parsed.positional;
   if (options.inputs.empty()) {
     *error = "no input files";
@@ -216,6 +222,19 @@ std::vector<const Rule*> Catalogue() {
   return rules;
 }
 
+// The text report under --quiet: the diagnostics that fail the run, and the
+// summary line only when the run does not pass. A passing run prints nothing.
+std::string QuietText(const std::vector<FileResult>& results) {
+  std::string out;
+  for (const FileResult& result : results) {
+    for (const Diagnostic& d : result.sink.diagnostics()) {
+      if (Fails(d, result.sink.profile())) out += TextLine(d) + "\n";
+    }
+  }
+  if (Summarize(results).exit_code != ExitCode::kConforms) out += WriteTextSummary(results);
+  return out;
+}
+
 bool WriteOutput(const std::optional<std::string>& file, const std::string& report) {
   if (!file || *file == "-") {
     std::cout << report << std::flush;
@@ -290,7 +309,9 @@ ExitCode RunValidate(const Args& args) {
   }
   CheckCompanions(*options, results);
 
-  const std::string report = WriteReport(options->output, results, Catalogue());
+  const std::string report = options->quiet && options->output == ReportFormat::kText
+                                 ? QuietText(results)
+                                 : WriteReport(options->output, results, Catalogue());
   if (!WriteOutput(options->output_file, report)) return ExitCode::kFailure;
   return Summarize(results).exit_code;
 }
