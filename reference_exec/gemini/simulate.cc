@@ -22,8 +22,8 @@ struct Request {
 
 class Simulator {
  public:
-  Simulator(const Ir& ir, const SimulateOptions& options)
-      : ir_(ir), index_(ir), options_(options) {}
+  Simulator(const Ir& ir, const SimulateOptions& options, const RunControl& control)
+      : ir_(ir), index_(ir), options_(options), control_(control) {}
 
   Simulation Run();
 
@@ -40,6 +40,7 @@ class Simulator {
   const Ir& ir_;
   IrIndex index_;
   SimulateOptions options_;
+  const RunControl& control_;
   Simulation sim_;
   std::unordered_map<int64_t, uint64_t> available_;  // transfer id -> cycle it is readable
   std::unordered_map<int64_t, uint64_t> stored_;     // DRAM in id -> cycle its store ends
@@ -115,9 +116,17 @@ Simulation Simulator::Run() {
   pc_.assign(cores, 0);
   core_free_.assign(cores, 0);
   load_queued_.assign(ir_.dram_out.size(), false);
-  for (const Core& core : ir_.cores) sim_.cores.push_back({core.id, {}, 0, 0});
+  uint64_t workloads = 0, done = 0;
+  for (const Core& core : ir_.cores) {
+    sim_.cores.push_back({core.id, {}, 0, 0});
+    workloads += core.workloads.size();
+  }
   QueueReadyLoads();
   for (;;) {
+    if (control_.deadline.expired()) {
+      sim_.out_of_time = true;
+      return sim_;
+    }
     // The earliest thing that can happen next: a workload start or a DRAM
     // transfer start (ties: cores first, in core order; then requests in
     // queue order), so the run is deterministic.
@@ -139,6 +148,7 @@ Simulation Simulator::Run() {
       const size_t c = best_core->second;
       Finish(static_cast<uint32_t>(c), ir_.cores[c].workloads[pc_[c]], best_core->first);
       ++pc_[c];
+      control_.Report(++done, workloads);
       continue;
     }
     const Request request = pending_[best_request->second];
@@ -180,8 +190,8 @@ Simulation Simulator::Run() {
 
 }  // namespace
 
-Simulation Simulate(const Ir& ir, const SimulateOptions& options) {
-  return Simulator(ir, options).Run();
+Simulation Simulate(const Ir& ir, const SimulateOptions& options, const RunControl& control) {
+  return Simulator(ir, options, control).Run();
 }
 
 std::optional<double> BandwidthFromName(const std::string& path) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reference_exec/run_control.h"
 #include "validators/gemini/model.h"
 
 namespace accelcheck::gemini {
@@ -49,9 +50,12 @@ struct Simulation {
   // Set when the cores stop with work left: the workloads that wait for each
   // other, as (core id, workload id) pairs.
   std::optional<std::vector<std::pair<int64_t, int64_t>>> deadlock;
+  // The run's deadline expired: the timeline stops there and means nothing.
+  bool out_of_time = false;
 };
 
-Simulation Simulate(const Ir& ir, const SimulateOptions& options);
+// Checks `control`'s deadline and reports the workloads done as it goes.
+Simulation Simulate(const Ir& ir, const SimulateOptions& options, const RunControl& control = {});
 
 // "…_bw16_…" in a file name: 16 GB/s.
 std::optional<double> BandwidthFromName(const std::string& path);

@@ -1,6 +1,7 @@
 // The schedule simulator: hand-computed timing on the example, a deadlock
 // with its cycle, and the real files (no deadlock, deterministic, bounds).
 #include <filesystem>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -48,6 +49,21 @@ TEST(GeminiSimulate, ReportsTheWaitForCycle) {
   const std::vector<std::pair<int64_t, int64_t>> expected = {{0, 0}, {0, 1}};
   EXPECT_EQ(*sim.deadlock, expected);
   EXPECT_NE(SimulationJson(ir, sim, SimulateOptions{})["deadlock"], nullptr);
+}
+
+TEST(GeminiSimulate, StopsAtTheDeadline) {
+  const Ir ir = Decode(ExampleIr());
+  RunControl control{Deadline(1), nullptr};
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(Simulate(ir, SimulateOptions{}, control).out_of_time);
+  uint64_t done = 0;
+  control = {Deadline(0), [&](uint64_t d, uint64_t total) {
+               done = d;
+               EXPECT_EQ(total, 2u);
+             }};
+  const Simulation sim = Simulate(ir, SimulateOptions{}, control);
+  EXPECT_FALSE(sim.out_of_time);
+  EXPECT_EQ(done, 2u);
 }
 
 TEST(GeminiSimulate, BandwidthFromTheFileName) {
