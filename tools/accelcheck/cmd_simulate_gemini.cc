@@ -1,5 +1,6 @@
 // accelcheck simulate IR.json [--bandwidth GBps] [--svg OUT.svg] [-o OUT.json]:
-// the schedule simulator of docs/formats/gemini.md §6.1 over a valid Gemini IR.
+// the schedule simulator of docs/formats/gemini.md §6.1 over a valid Gemini IR
+// (or, with --allow-invalid, any IR that decodes).
 #include <iostream>
 
 #include "reference_exec/gemini/load.h"
@@ -22,17 +23,24 @@ CommandSpec SimulateGeminiSpec() {
       {"frontend", true, "FILE", "the frontend IR, to validate against"},
       {"svg", true, "FILE", "also write a Gantt chart and L2 occupancy plot"},
       {"o", true, "FILE", "write the JSON there instead of standard output"},
+      {"allow-invalid", false, "",
+       "simulate an IR that decodes but breaks rules (exit 1 all the same)"},
       {"help", false, "", "print this help"},
   };
   for (Flag& f : RunLimitFlags()) flags.push_back(std::move(f));
   return {"simulate", "time a Gemini schedule per core, with DRAM traffic and L2 use",
           "usage: accelcheck simulate IR.json [--bandwidth GBps] [--frontend F.json]\n"
-          "                           [--svg OUT.svg] [-o OUT.json]\n"
+          "                           [--svg OUT.svg] [-o OUT.json] [--allow-invalid]\n"
           "Times the schedule: per-core timelines from `time`, DRAM transfers on one channel\n"
           "at the bandwidth (default: the _bwNN_ of the file name, else 16), L2 occupancy\n"
-          "from the snapshots, and the wait-for cycle when the cores deadlock.\n"
-          "--time-budget-ms bounds validation and simulation together. Exit 1 when the IR\n"
-          "does not validate or the schedule deadlocks, 3 on a limit.\n",
+          "from the snapshots, and the wait-for cycle when the cores deadlock. The SVG has a\n"
+          "time axis in cycles, a legend of the layers and DRAM directions, each core's L2\n"
+          "occupancy on a scale set by the peak and, when the cores deadlock, where each\n"
+          "stops, with the cycle drawn between them. Only a valid IR is simulated, unless\n"
+          "--allow-invalid: then any IR that decodes is, so that a schedule the validator\n"
+          "rejects (gemini.schedule.deadlock) can be drawn. --time-budget-ms bounds\n"
+          "validation and simulation together. Exit 1 when the IR does not validate or the\n"
+          "schedule deadlocks, 3 on a limit.\n",
           std::move(flags)};
 }
 
@@ -95,6 +103,7 @@ ExitCode RunSimulateGemini(const Args& args) {
   if (!ApplyLimitFlags(*parsed, &load.limits, &error)) return UsageError(spec, error);
   // The budget bounds the whole command: it starts before the file is read.
   load.deadline = Deadline(load.limits.time_budget_ms);
+  load.allow_invalid = parsed->Has("allow-invalid");
   const std::string path = parsed->positional[0];
   gemini::SimulateOptions options;
   if (const auto problem = ReadOptions(*parsed, path, &options)) return UsageError(spec, *problem);
@@ -110,7 +119,9 @@ ExitCode RunSimulateGemini(const Args& args) {
   PrintDiagnostics(sink, quiet);
   if (!loaded) {
     std::cerr << "accelcheck simulate: " << path
-              << (sink.failed() ? " could not be checked" : " does not validate")
+              << (sink.failed()        ? " could not be checked"
+                  : load.allow_invalid ? " does not decode"
+                                       : " does not validate")
               << "; nothing simulated\n";
     return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   }
