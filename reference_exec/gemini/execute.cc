@@ -193,8 +193,9 @@ std::vector<std::string> Operands(const FrontendLayer& layer, const Frontend& fr
 
 class Executor {
  public:
-  Executor(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options)
-      : ir_(ir), frontend_(frontend), options_(options), index_(ir) {}
+  Executor(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options,
+           const RunControl& control)
+      : ir_(ir), frontend_(frontend), options_(options), control_(control), index_(ir) {}
 
   Execution Run();
 
@@ -211,6 +212,8 @@ class Executor {
       it = params_.emplace(layer.name, MakeParams(layer, options_.seed)).first;
     return it->second;
   }
+  // False when the deadline expired; the progress counts one more step.
+  bool Step();
   void RunUntiled();
   // The layer that fills a buffer tensor, from its first source.
   std::string SourceLayer(const BufferEntry& entry) const;
@@ -256,6 +259,8 @@ class Executor {
   const Ir& ir_;
   const Frontend& frontend_;
   ExecuteOptions options_;
+  const RunControl& control_;
+  uint64_t steps_ = 0, total_steps_ = 0;  // untiled layers and workloads
   IrIndex index_;
   std::map<std::string, Tensor> inputs_;
   std::map<std::string, LayerParams> params_;
@@ -287,12 +292,22 @@ class Executor {
   std::vector<Reload> reloads_;
 };
 
+bool Executor::Step() {
+  if (control_.deadline.expired()) {
+    result_.out_of_time = true;
+    return false;
+  }
+  control_.Report(steps_++, total_steps_);
+  return true;
+}
+
 void Executor::RunUntiled() {
   std::vector<const FrontendLayer*> order;
   for (const auto& [name, layer] : frontend_.layers) order.push_back(&layer);
   std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->index < b->index; });
   for (const FrontendLayer* layer : order) {
     if (!Modelled(layer->op)) continue;
+    if (!Step()) return;
     const auto operands = Operands(*layer, frontend_);
     std::vector<const Tensor*> tensors;
     for (size_t j = 0; j < operands.size(); ++j) {
@@ -751,7 +766,10 @@ void Executor::Compare(const Core& core, const Workload& w, const Tensor& out) {
 
 Execution Executor::Run() {
   if (options_.l2_addressed && !AllocateL2()) return result_;
+  for (const auto& [name, layer] : frontend_.layers) total_steps_ += Modelled(layer.op) ? 1 : 0;
+  for (const Core& core : ir_.cores) total_steps_ += core.workloads.size();
   RunUntiled();
+  if (result_.out_of_time) return result_;
   // Workloads in an order that respects every dependency: the wait-for
   // graph's topological order, by repeatedly taking runnable core heads.
   std::vector<size_t> pc(ir_.cores.size(), 0);
@@ -768,6 +786,7 @@ Execution Executor::Run() {
           }
         }
         if (!ready) break;
+        if (!Step()) return result_;
         RunWorkload(c, w);
         ++pc[c];
         progress = true;
@@ -779,8 +798,9 @@ Execution Executor::Run() {
 
 }  // namespace
 
-Execution Execute(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options) {
-  return Executor(ir, frontend, options).Run();
+Execution Execute(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options,
+                  const RunControl& control) {
+  return Executor(ir, frontend, options, control).Run();
 }
 
 }  // namespace accelcheck::gemini

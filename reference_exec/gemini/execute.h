@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "reference_exec/run_control.h"
 #include "validators/gemini/frontend.h"
 #include "validators/gemini/model.h"
 
@@ -47,10 +48,16 @@ struct Execution {
   std::vector<std::string> skipped_layers;
   // Set when the byte-addressed L2 would exceed max_l2_bytes; nothing ran.
   std::optional<std::string> limit;
+  // The run's deadline expired: it stopped part way, and nothing it found
+  // (a mismatch included) is a verdict.
+  bool out_of_time = false;
 };
 
 constexpr int32_t kPoison = INT16_MIN;
 
-Execution Execute(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options);
+// Checks `control`'s deadline after every layer of the untiled run and every
+// workload, and reports those done as it goes.
+Execution Execute(const Ir& ir, const Frontend& frontend, const ExecuteOptions& options,
+                  const RunControl& control = {});
 
 }  // namespace accelcheck::gemini

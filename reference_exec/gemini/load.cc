@@ -7,10 +7,10 @@
 
 namespace accelcheck::gemini {
 
-std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path,
-                                    const Limits& limits, DiagnosticSink& sink) {
+std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& frontend_path,
+                               const LoadOptions& options, DiagnosticSink& sink) {
   std::string error;
-  auto buffer = ReadFileLimited(path, limits.max_file_size, &error);
+  auto buffer = ReadFileLimited(path, options.limits.max_file_size, &error);
   if (!buffer) {
     sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path}, error);
     return std::nullopt;
@@ -21,19 +21,25 @@ std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& 
   }
   LoadedIr loaded;
   ValidateContext context;
-  context.limits = limits;
+  context.limits = options.limits;
   context.path = path;
-  context.deadline = Deadline(limits.time_budget_ms);
+  context.deadline = options.deadline;
   if (!frontend_path.empty()) {
     context.companions.push_back(frontend_path);
-    loaded.frontend = LoadFrontend(context.companions, limits, sink);
+    loaded.frontend = LoadFrontend(context.companions, options.limits, sink);
     if (!loaded.frontend) return std::nullopt;
   }
   auto ir = DecodeAndValidate(buffer->bytes(), context,
                               loaded.frontend ? &*loaded.frontend : nullptr, sink, &*buffer);
-  if (!ir || sink.blocking_count() != 0) return std::nullopt;
+  if (!ir || sink.failed()) return std::nullopt;
+  if (sink.blocking_count() != 0 && !options.allow_invalid) return std::nullopt;
   loaded.ir = std::move(*ir);
   return loaded;
+}
+
+std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path,
+                                    const Limits& limits, DiagnosticSink& sink) {
+  return LoadIr(path, frontend_path, {limits, Deadline(limits.time_budget_ms), false}, sink);
 }
 
 }  // namespace accelcheck::gemini

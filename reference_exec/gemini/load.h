@@ -1,5 +1,6 @@
 // What the executors share: read a scheduler IR (and its frontend IR),
-// validate it, and hand over the decoded model only when it is valid.
+// validate it, and hand over the decoded model only when it is valid (or,
+// when asked, whenever it decodes).
 #pragma once
 
 #include <optional>
@@ -17,8 +18,23 @@ struct LoadedIr {
   std::optional<Frontend> frontend;
 };
 
+struct LoadOptions {
+  Limits limits;
+  // The command's --time-budget-ms, started before the file is read: it
+  // bounds the validation here and the run after it.
+  Deadline deadline{0};
+  // Hand over an IR that decodes but breaks rules (simulate --allow-invalid).
+  bool allow_invalid = false;
+};
+
 // Reports to `sink` (read failures, every validation diagnostic) and returns
-// the model when the file holds no blocking diagnostic.
+// the model when the file holds no blocking diagnostic, or with
+// `allow_invalid` when it decodes. A frontend that cannot be used and a limit
+// hit while validating give nothing either way.
+std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& frontend_path,
+                               const LoadOptions& options, DiagnosticSink& sink);
+
+// LoadIr of a valid IR, with the time budget of `limits` started now.
 std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path,
                                     const Limits& limits, DiagnosticSink& sink);
 

@@ -5,6 +5,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "validators/core/checked.h"
 #include "validators/core/text.h"
 #include "validators/gemini/validate.h"
 
@@ -20,18 +21,24 @@ struct Request {
   uint64_t ready;
 };
 
+// Cycles past the end of the uint64 range are clamped: an IR that did not
+// validate may hold any size or time (simulate --allow-invalid).
+uint64_t AddCycles(uint64_t a, uint64_t b) { return CheckedAdd(a, b).value_or(UINT64_MAX); }
+
 class Simulator {
  public:
-  Simulator(const Ir& ir, const SimulateOptions& options)
-      : ir_(ir), index_(ir), options_(options) {}
+  Simulator(const Ir& ir, const SimulateOptions& options, const RunControl& control)
+      : ir_(ir), index_(ir), options_(options), control_(control) {}
 
   Simulation Run();
 
  private:
   uint64_t TransferCycles(int64_t bytes) const {
-    const double ns = static_cast<double>(bytes) / options_.bandwidth_gbps;
-    return static_cast<uint64_t>(std::ceil(ns * options_.clock_ghz));
+    const double ns = static_cast<double>(std::max<int64_t>(bytes, 0)) / options_.bandwidth_gbps;
+    const double cycles = std::ceil(ns * options_.clock_ghz);
+    return cycles < 0x1p64 ? static_cast<uint64_t>(cycles) : UINT64_MAX;
   }
+  void FindDeadlock();
   // When every id the workload reads is available, the latest of those times.
   std::optional<uint64_t> InputsReady(const Workload& w) const;
   void QueueReadyLoads();
@@ -40,6 +47,7 @@ class Simulator {
   const Ir& ir_;
   IrIndex index_;
   SimulateOptions options_;
+  const RunControl& control_;
   Simulation sim_;
   std::unordered_map<int64_t, uint64_t> available_;  // transfer id -> cycle it is readable
   std::unordered_map<int64_t, uint64_t> stored_;     // DRAM in id -> cycle its store ends
@@ -93,7 +101,7 @@ void Simulator::QueueReadyLoads() {
 }
 
 void Simulator::Finish(uint32_t core, const Workload& w, uint64_t start) {
-  const uint64_t end = start + static_cast<uint64_t>(std::max<int64_t>(w.time, 0));
+  const uint64_t end = AddCycles(start, static_cast<uint64_t>(std::max<int64_t>(w.time, 0)));
   int64_t l2 = 0;
   for (const BufferEntry& e : w.buffer) l2 = SaturatingAdd(l2, e.size);
   CoreTimeline& timeline = sim_.cores[core];
@@ -115,9 +123,17 @@ Simulation Simulator::Run() {
   pc_.assign(cores, 0);
   core_free_.assign(cores, 0);
   load_queued_.assign(ir_.dram_out.size(), false);
-  for (const Core& core : ir_.cores) sim_.cores.push_back({core.id, {}, 0, 0});
+  uint64_t workloads = 0, done = 0;
+  for (const Core& core : ir_.cores) {
+    sim_.cores.push_back({core.id, {}, 0, 0, std::nullopt});
+    workloads += core.workloads.size();
+  }
   QueueReadyLoads();
   for (;;) {
+    if (control_.deadline.expired()) {
+      sim_.out_of_time = true;
+      return sim_;
+    }
     // The earliest thing that can happen next: a workload start or a DRAM
     // transfer start (ties: cores first, in core order; then requests in
     // queue order), so the run is deterministic.
@@ -139,12 +155,13 @@ Simulation Simulator::Run() {
       const size_t c = best_core->second;
       Finish(static_cast<uint32_t>(c), ir_.cores[c].workloads[pc_[c]], best_core->first);
       ++pc_[c];
+      control_.Report(++done, workloads);
       continue;
     }
     const Request request = pending_[best_request->second];
     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(best_request->second));
     const uint64_t start = best_request->first;
-    const uint64_t end = start + TransferCycles(request.bytes);
+    const uint64_t end = AddCycles(start, TransferCycles(request.bytes));
     channel_free_ = end;
     sim_.dram.push_back({request.transfer_id, request.store, request.bytes, start, end});
     sim_.dram_bytes += static_cast<uint64_t>(std::max<int64_t>(request.bytes, 0));
@@ -159,29 +176,37 @@ Simulation Simulator::Run() {
     sim_.total_cycles = std::max(sim_.total_cycles, core_free_[c]);
   }
   for (const DramSpan& span : sim_.dram) sim_.total_cycles = std::max(sim_.total_cycles, span.end);
-  bool stuck = false;
-  for (size_t c = 0; c < cores; ++c) stuck = stuck || pc_[c] < ir_.cores[c].workloads.size();
-  if (stuck) {
-    std::vector<std::pair<int64_t, int64_t>> waiting;
-    if (const auto cycle = FindWaitCycle(ir_, index_, false)) {
-      for (const WorkloadRef& ref : *cycle)
-        waiting.emplace_back(ir_.cores[ref.core].id, index_.At(ref).id);
-    } else {
-      // No cycle: some input is never produced; list the blocked heads.
-      for (size_t c = 0; c < cores; ++c) {
-        if (pc_[c] < ir_.cores[c].workloads.size())
-          waiting.emplace_back(ir_.cores[c].id, ir_.cores[c].workloads[pc_[c]].id);
-      }
-    }
-    sim_.deadlock = std::move(waiting);
-  }
+  FindDeadlock();
   return sim_;
+}
+
+// Cores that stopped with work left wait at their next workload, for a cycle
+// of workloads or for an input that is never produced.
+void Simulator::FindDeadlock() {
+  bool stuck = false;
+  for (size_t c = 0; c < ir_.cores.size(); ++c) {
+    if (pc_[c] >= ir_.cores[c].workloads.size()) continue;
+    stuck = true;
+    sim_.cores[c].blocked_at = ir_.cores[c].workloads[pc_[c]].id;
+  }
+  if (!stuck) return;
+  std::vector<std::pair<int64_t, int64_t>> waiting;
+  if (const auto cycle = FindWaitCycle(ir_, index_, false)) {
+    for (const WorkloadRef& ref : *cycle)
+      waiting.emplace_back(ir_.cores[ref.core].id, index_.At(ref).id);
+    sim_.wait_cycle = true;
+  } else {
+    for (const CoreTimeline& core : sim_.cores) {
+      if (core.blocked_at) waiting.emplace_back(core.core_id, *core.blocked_at);
+    }
+  }
+  sim_.deadlock = std::move(waiting);
 }
 
 }  // namespace
 
-Simulation Simulate(const Ir& ir, const SimulateOptions& options) {
-  return Simulator(ir, options).Run();
+Simulation Simulate(const Ir& ir, const SimulateOptions& options, const RunControl& control) {
+  return Simulator(ir, options, control).Run();
 }
 
 std::optional<double> BandwidthFromName(const std::string& path) {
@@ -217,6 +242,7 @@ nlohmann::json SimulationJson(const Ir& ir, const Simulation& sim, const Simulat
                                                                   static_cast<double>(ir.buffersize)
                                                             : 0.0},
                      {"workloads", std::move(workloads)}});
+    if (core.blocked_at) cores.back()["blocked_at"] = *core.blocked_at;
   }
   nlohmann::json dram = nlohmann::json::array();
   uint64_t channel_busy = 0;
@@ -234,105 +260,20 @@ nlohmann::json SimulationJson(const Ir& ir, const Simulation& sim, const Simulat
     for (const auto& [core, workload] : *sim.deadlock)
       deadlock.push_back({{"core_id", core}, {"workload_id", workload}});
   }
-  return {{"total_cycles", sim.total_cycles},
-          {"bandwidth_gbps", options.bandwidth_gbps},
-          {"clock_ghz", options.clock_ghz},
-          {"buffersize", ir.buffersize},
-          {"dram_bytes", sim.dram_bytes},
-          {"dram_utilisation", sim.total_cycles == 0 ? 0.0
-                                                     : static_cast<double>(channel_busy) /
-                                                           static_cast<double>(sim.total_cycles)},
-          {"deadlock", deadlock},
-          {"cores", std::move(cores)},
-          {"dram", std::move(dram)}};
-}
-
-namespace {
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
+  nlohmann::json out = {
+      {"total_cycles", sim.total_cycles},
+      {"bandwidth_gbps", options.bandwidth_gbps},
+      {"clock_ghz", options.clock_ghz},
+      {"buffersize", ir.buffersize},
+      {"dram_bytes", sim.dram_bytes},
+      {"dram_utilisation", sim.total_cycles == 0 ? 0.0
+                                                 : static_cast<double>(channel_busy) /
+                                                       static_cast<double>(sim.total_cycles)},
+      {"deadlock", deadlock},
+      {"cores", std::move(cores)},
+      {"dram", std::move(dram)}};
+  if (sim.deadlock) out["wait_cycle"] = sim.wait_cycle;
   return out;
-}
-
-// A stable colour per layer, so that a layer's workloads read as one band.
-std::string LayerColour(uint32_t layer) {
-  return Str("hsl(", (layer * 47) % 360, ",55%,", 55 + (layer % 3) * 8, "%)");
-}
-
-}  // namespace
-
-std::string SimulationSvg(const Ir& ir, const Simulation& sim) {
-  constexpr double kWidth = 1200, kLeft = 90, kRow = 26, kPlot = 90;
-  const double span = static_cast<double>(std::max<uint64_t>(sim.total_cycles, 1));
-  const auto x = [&](uint64_t t) {
-    return kLeft + (kWidth - kLeft - 10) * static_cast<double>(t) / span;
-  };
-  const size_t rows = sim.cores.size() + 1;
-  const double gantt_height = 30 + kRow * static_cast<double>(rows);
-  const double height = gantt_height + 30 + (kPlot + 30) * static_cast<double>(sim.cores.size());
-  std::string svg =
-      Str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", kWidth, "\" height=\"", height,
-          "\" font-family=\"sans-serif\" font-size=\"11\">\n");
-  svg += Str("<text x=\"4\" y=\"16\" font-size=\"13\">Schedule: ", sim.total_cycles, " cycles",
-             sim.deadlock ? " (deadlock)" : "", "</text>\n");
-  for (size_t c = 0; c < sim.cores.size(); ++c) {
-    const double y = 30 + kRow * static_cast<double>(c);
-    svg += Str("<text x=\"4\" y=\"", y + 15, "\">core ", sim.cores[c].core_id, "</text>\n");
-    for (const WorkloadSpan& w : sim.cores[c].workloads) {
-      svg += Str("<rect x=\"", x(w.start), "\" y=\"", y + 2, "\" width=\"",
-                 std::max(0.5, x(w.end) - x(w.start)), "\" height=\"", kRow - 6, "\" fill=\"",
-                 LayerColour(w.layer), "\" stroke=\"#333\" stroke-width=\"0.3\"><title>",
-                 Escape(Str("workload ", w.workload_id, " ", ir.LayerName(w.layer), ": ", w.start,
-                            "..", w.end)),
-                 "</title></rect>\n");
-    }
-  }
-  const double dram_y = 30 + kRow * static_cast<double>(sim.cores.size());
-  svg += Str("<text x=\"4\" y=\"", dram_y + 15, "\">DRAM</text>\n");
-  for (const DramSpan& d : sim.dram) {
-    svg += Str("<rect x=\"", x(d.start), "\" y=\"", dram_y + 2, "\" width=\"",
-               std::max(0.5, x(d.end) - x(d.start)), "\" height=\"", kRow - 6, "\" fill=\"",
-               d.store ? "#d9534f" : "#5b8def", "\"><title>",
-               Str(d.store ? "store " : "load ", d.transfer_id, ": ", d.bytes, " B, ", d.start,
-                   "..", d.end),
-               "</title></rect>\n");
-  }
-  for (size_t c = 0; c < sim.cores.size(); ++c) {
-    const double top = gantt_height + 30 + (kPlot + 30) * static_cast<double>(c);
-    svg += Str("<text x=\"4\" y=\"", top - 6, "\">core ", sim.cores[c].core_id,
-               " L2 occupancy (peak ", sim.cores[c].peak_l2, " of ", ir.buffersize, " B)</text>\n");
-    svg += Str("<rect x=\"", kLeft, "\" y=\"", top, "\" width=\"", kWidth - kLeft - 10,
-               "\" height=\"", kPlot, "\" fill=\"none\" stroke=\"#999\"/>\n");
-    std::string points;
-    const double capacity = static_cast<double>(std::max<int64_t>(ir.buffersize, 1));
-    for (const WorkloadSpan& w : sim.cores[c].workloads) {
-      const double y =
-          top + kPlot - kPlot * std::min(1.0, static_cast<double>(w.l2_bytes) / capacity);
-      points += Str(x(w.start), ",", y, " ", x(w.end), ",", y, " ");
-    }
-    svg += Str("<polyline fill=\"none\" stroke=\"#2a7\" stroke-width=\"1.2\" points=\"", points,
-               "\"/>\n");
-  }
-  svg += "</svg>\n";
-  return svg;
 }
 
 }  // namespace accelcheck::gemini

@@ -1,7 +1,9 @@
 // The schedule simulator of docs/formats/gemini.md §6.1: in-order cores that block
 // on missing inputs, one DRAM channel timed at a bandwidth, and the L2
-// occupancy replayed from the snapshots. It takes a decoded IR that
-// validated (executors never re-parse bytes).
+// occupancy replayed from the snapshots. It takes a decoded IR (executors
+// never re-parse bytes), normally one that validated; it also runs to the end
+// on any IR that decodes (`simulate --allow-invalid`), so that the picture of
+// a schedule that deadlocks shows where its cores stop.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reference_exec/run_control.h"
 #include "validators/gemini/model.h"
 
 namespace accelcheck::gemini {
@@ -39,6 +42,8 @@ struct CoreTimeline {
   std::vector<WorkloadSpan> workloads;
   uint64_t busy = 0;
   int64_t peak_l2 = 0;
+  // When the cores deadlock: the workload this core stopped at, waiting.
+  std::optional<int64_t> blocked_at;
 };
 
 struct Simulation {
@@ -47,18 +52,27 @@ struct Simulation {
   std::vector<DramSpan> dram;
   uint64_t dram_bytes = 0;
   // Set when the cores stop with work left: the workloads that wait for each
-  // other, as (core id, workload id) pairs.
+  // other, as (core id, workload id) pairs in wait-for order (each waits for
+  // the one before it, the first for the last) when `wait_cycle`; otherwise
+  // an input is never produced, and these are the workloads blocked on it.
   std::optional<std::vector<std::pair<int64_t, int64_t>>> deadlock;
+  bool wait_cycle = false;
+  // The run's deadline expired: the timeline stops there and means nothing.
+  bool out_of_time = false;
 };
 
-Simulation Simulate(const Ir& ir, const SimulateOptions& options);
+// Checks `control`'s deadline and reports the workloads done as it goes.
+Simulation Simulate(const Ir& ir, const SimulateOptions& options, const RunControl& control = {});
 
 // "…_bw16_…" in a file name: 16 GB/s.
 std::optional<double> BandwidthFromName(const std::string& path);
 
 nlohmann::json SimulationJson(const Ir& ir, const Simulation& sim, const SimulateOptions& options);
-// A self-contained SVG: a Gantt chart of workloads per core with the DRAM
-// channel, and the L2 occupancy of each core over time.
+// A self-contained SVG (simulation_svg.cc): a Gantt chart of workloads per
+// core with the DRAM channel over a time axis in cycles, a legend of the
+// layers' colours and the DRAM directions, the L2 occupancy of each core on a
+// scale set by the peak, and, when the cores deadlock, where each stops and
+// the wait-for cycle between them.
 std::string SimulationSvg(const Ir& ir, const Simulation& sim);
 
 }  // namespace accelcheck::gemini

@@ -100,7 +100,7 @@ class Machine::Impl {
         weights((n + 1) * n, 0),
         zeros(n, 0) {}
   virtual ~Impl() = default;
-  virtual RunStats Run(ByteView program, const Layout& layout) = 0;
+  virtual RunStats Run(ByteView program, const Layout& layout, const RunControl& control) = 0;
 
   const uint64_t n;
   Memory local, acc, dram0, dram1;
@@ -194,10 +194,18 @@ class Executor final : public Machine::Impl {
     FindMatMulLanes();
   }
 
-  RunStats Run(ByteView program, const Layout& layout) override {
+  RunStats Run(ByteView program, const Layout& layout, const RunControl& control) override {
     RunStats stats;
     const uint64_t count = program.size() / layout.instruction_bytes;
     for (uint64_t i = 0; i < count; ++i) {
+      if (i % Machine::kInstructionsPerCheck == 0) {
+        if (control.deadline.expired()) {
+          stats.instructions = i;
+          stats.out_of_time = true;
+          return stats;
+        }
+        control.Report(i, count);
+      }
       const Instruction in = DecodeAt(program, i, layout);
       const Fields f = FieldsOf(in, layout);
       switch (in.opcode()) {
@@ -475,8 +483,8 @@ std::vector<Scalar> Machine::ReadDram0(uint64_t row, uint64_t rows) {
   return out;
 }
 
-RunStats Machine::Run(ByteView program, const Layout& layout) {
-  return impl_->Run(program, layout);
+RunStats Machine::Run(ByteView program, const Layout& layout, const RunControl& control) {
+  return impl_->Run(program, layout, control);
 }
 
 Scalar Machine::FromFloat(float value) const {

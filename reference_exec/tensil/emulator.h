@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reference_exec/run_control.h"
 #include "validators/core/bytes.h"
 #include "validators/tensil/arch.h"
 #include "validators/tensil/instruction.h"
@@ -69,6 +70,8 @@ struct RunStats {
   // Those of `macs` computed: the others had a zero input or weight of a
   // fixed-point type, which leaves the sum unchanged.
   uint64_t computed_macs = 0;
+  // The run's deadline expired after `instructions` of the program.
+  bool out_of_time = false;
 };
 
 class Machine {
@@ -90,8 +93,10 @@ class Machine {
   void WriteDram0(uint64_t row, std::span<const Scalar> values);
   std::vector<Scalar> ReadDram0(uint64_t row, uint64_t rows);
 
-  // Runs the instructions in program order.
-  RunStats Run(ByteView program, const Layout& layout);
+  // Runs the instructions in program order, checking `control`'s deadline
+  // and reporting the instructions done every kInstructionsPerCheck.
+  RunStats Run(ByteView program, const Layout& layout, const RunControl& control = {});
+  static constexpr uint64_t kInstructionsPerCheck = 1024;
 
   // The value 1.0, and conversions between floats and scalars (fromFloat:
   // round half up and saturate, as FixedBase.fromFloat).

@@ -12,7 +12,7 @@ Machine PrepareMachine(const LoadedModel& model) {
 }
 
 ModelOutputs RunModel(Machine& machine, const LoadedModel& model,
-                      const std::vector<std::vector<Scalar>>& inputs) {
+                      const std::vector<std::vector<Scalar>>& inputs, const RunControl& control) {
   const uint64_t n = model.model.arch.array_size;
   for (size_t i = 0; i < model.model.inputs.size() && i < inputs.size(); ++i) {
     const IoEntry& entry = model.model.inputs[i];
@@ -20,7 +20,8 @@ ModelOutputs RunModel(Machine& machine, const LoadedModel& model,
     machine.WriteDram0(entry.base, std::span<const Scalar>(inputs[i].data(), count));
   }
   ModelOutputs result;
-  result.stats = machine.Run(model.program.bytes(), model.layout);
+  result.stats = machine.Run(model.program.bytes(), model.layout, control);
+  if (result.stats.out_of_time) return result;
   for (const IoEntry& entry : model.model.outputs)
     result.outputs.push_back(machine.ReadDram0(entry.base, entry.size));
   return result;

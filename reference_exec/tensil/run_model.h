@@ -20,8 +20,10 @@ struct ModelOutputs {
 Machine PrepareMachine(const LoadedModel& model);
 
 // Input scalars, one span per inputs[] entry (size x N each; shorter spans
-// leave the rest zero). Runs the program and reads every output.
+// leave the rest zero). Runs the program under `control` and reads every
+// output (none when the deadline expired: stats.out_of_time).
 ModelOutputs RunModel(Machine& machine, const LoadedModel& model,
-                      const std::vector<std::vector<Scalar>>& inputs);
+                      const std::vector<std::vector<Scalar>>& inputs,
+                      const RunControl& control = {});
 
 }  // namespace accelcheck::tensil

@@ -81,6 +81,30 @@ TEST(OptionsTest, ParseCountAcceptsOnlyNonNegativeIntegers) {
   }
 }
 
+TEST(OptionsTest, AShortNameIsKeptUnderTheFlagsName) {
+  const std::vector<Flag> flags = {{"jobs", true, "N", "files at a time", 'j'},
+                                   {"quiet", false, "", "errors only", 'q'}};
+  EXPECT_EQ(MustParse({"-j", "4"}, flags).Get("jobs"), "4");
+  EXPECT_EQ(MustParse({"--jobs=2", "-j", "3"}, flags).All("jobs"),
+            (std::vector<std::string>{"2", "3"}));
+  EXPECT_TRUE(MustParse({"-q"}, flags).Has("quiet"));
+  std::string error;
+  EXPECT_FALSE(Parse({"--j", "4"}, flags, &error)) << "a short name is spelled with one dash";
+  EXPECT_EQ(error, "unknown option --j");
+  EXPECT_NE(FlagHelp(flags).find("  -j, --jobs N"), std::string::npos) << FlagHelp(flags);
+}
+
+TEST(OptionsTest, EveryCommandTakesHelpAndQuiet) {
+  const std::vector<Flag> all = WithCommonFlags(kFlags);
+  ASSERT_EQ(all.size(), kFlags.size() + 2);
+  EXPECT_TRUE(MustParse({"-h"}, all).Has("help"));
+  EXPECT_TRUE(MustParse({"--quiet"}, all).Has("quiet"));
+  // A spec that declares --help gets the short name too, without a duplicate.
+  const std::vector<Flag> declared = WithCommonFlags({{"help", false, "", "print this help"}});
+  EXPECT_EQ(declared.size(), 2u);
+  EXPECT_EQ(declared[0].short_name, 'h');
+}
+
 TEST(OptionsTest, HelpListsEveryFlag) {
   const std::string help = FlagHelp(kFlags);
   EXPECT_NE(help.find("  --format ID"), std::string::npos) << help;

@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/console.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
 #include "validators/core/output_file.h"
-#include "validators/core/report.h"
 #include "validators/core/text.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/tensil_format.h"
@@ -51,7 +51,7 @@ ExitCode RunAssembleTensil(const Args& args) {
   DiagnosticSink sink(Profile{}, DisplayName(source));
   const auto text = ReadInput(source, context.limits, sink);
   const auto arch = text ? tensil::CompanionArchitecture(context, sink) : std::nullopt;
-  for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
+  PrintDiagnostics(sink, parsed->Has("quiet"));
   if (!text) return ExitCode::kFailure;
   if (!arch) return ExitCode::kErrors;
 

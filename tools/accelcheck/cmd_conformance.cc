@@ -36,7 +36,7 @@ ExitCode RunConformance(const Args& args) {
       std::cerr << "accelcheck conformance: " << error << "\n";
       return ExitCode::kFailure;
     }
-    std::cout << "wrote the suite to " << *dir << "\n";
+    if (!parsed->Has("quiet")) std::cout << "wrote the suite to " << *dir << "\n";
     return ExitCode::kConforms;
   }
   if (parsed->positional.size() != 1) return UsageError(spec, "expected one suite directory");
@@ -46,12 +46,16 @@ ExitCode RunConformance(const Args& args) {
     std::cerr << "accelcheck conformance: " << error << "\n";
     return ExitCode::kFailure;
   }
+  // --quiet: the failing cases, and the count only when some failed.
+  const bool quiet = parsed->Has("quiet");
   for (const conformance::CaseResult& c : result.cases) {
+    if (c.passed && quiet) continue;
     std::cout << (c.passed ? "PASS " : "FAIL ") << c.id;
     if (!c.passed) std::cout << ": " << c.detail;
     std::cout << "\n";
   }
-  std::cout << result.passed() << " passed, " << result.failed() << " failed\n";
+  if (!quiet || result.failed() > 0)
+    std::cout << result.passed() << " passed, " << result.failed() << " failed\n";
   if (const auto junit = parsed->Get("junit")) {
     if (!WriteOutputFile(*junit, AsBytes(conformance::SuiteJunit(result)), &error))
       return IoError(spec, error);

@@ -106,7 +106,7 @@ ExitCode RunGenerateGemini(const Args& args) {
   if (const auto problem = gemini::GenerateIr(options, ir->stream(), frontend->stream()))
     return UsageError(spec, *problem);
   if (!ir->Commit(&error) || !frontend->Commit(&error)) return IoError(spec, error);
-  std::cout << "wrote " << *out_path << " and " << frontend_path << "\n";
+  if (!parsed->Has("quiet")) std::cout << "wrote " << *out_path << " and " << frontend_path << "\n";
   return ExitCode::kConforms;
 }
 

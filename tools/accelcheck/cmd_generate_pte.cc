@@ -36,9 +36,10 @@ const CommandSpec& GeneratePteSpec() {
   return kSpec;
 }
 
-bool Write(const std::string& path, const std::vector<uint8_t>& bytes, std::string* error) {
+bool Write(const std::string& path, const std::vector<uint8_t>& bytes, bool quiet,
+           std::string* error) {
   if (!WriteOutputFile(path, bytes, error)) return false;
-  std::cout << "wrote " << path << " (" << bytes.size() << " bytes)\n";
+  if (!quiet) std::cout << "wrote " << path << " (" << bytes.size() << " bytes)\n";
   return true;
 }
 
@@ -74,8 +75,9 @@ ExitCode RunGeneratePte(const Args& args) {
   if (files.data && data_path == *out_path)
     return UsageError(spec, "-o " + *out_path + " is where the companion .ptd goes");
   std::string error;
-  if (!Write(*out_path, pte::Serialize(files.program), &error) ||
-      (files.data && !Write(data_path, pte::SerializePtd(*files.data), &error))) {
+  const bool quiet = parsed->Has("quiet");
+  if (!Write(*out_path, pte::Serialize(files.program), quiet, &error) ||
+      (files.data && !Write(data_path, pte::SerializePtd(*files.data), quiet, &error))) {
     return IoError(spec, error);
   }
   return ExitCode::kConforms;

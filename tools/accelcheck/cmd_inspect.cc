@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/console.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
 #include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
-#include "validators/core/report.h"
 #include "validators/core/text.h"
 
 namespace accelcheck::cli {
@@ -56,11 +56,6 @@ nlohmann::json InspectGuarded(const Format& format, const InputBuffer& buffer,
   return nullptr;
 }
 
-// The diagnostics go to standard error; a decoded file may still have some.
-void PrintDiagnostics(const DiagnosticSink& sink) {
-  for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
-}
-
 // The format whose disassembler --disasm uses: the one named by --format, else
 // the detected one, else the only format with a disassembler (programs of
 // several files, such as a Tensil .tprog, are not recognised by content).
@@ -81,14 +76,14 @@ const FormatEntry* DisassemblingFormat(const FormatEntry* forced,
 // inspect --disasm: the program as text on standard output.
 ExitCode Disassemble(const CommandSpec& spec, const FormatEntry* forced,
                      const std::optional<InputBuffer>& buffer, const ValidateContext& context,
-                     DiagnosticSink& sink) {
+                     bool quiet, DiagnosticSink& sink) {
   const FormatEntry* format = DisassemblingFormat(forced, buffer);
   if (format == nullptr || !HasDisassembler(*format)) {
     return UsageError(spec, Str("--disasm reads programs of ", FormatIds(HasDisassembler),
                                 forced != nullptr ? Str(", not ", forced->id()) : ""));
   }
   const auto text = buffer ? format->disassemble(*buffer, context, sink) : std::nullopt;
-  PrintDiagnostics(sink);
+  PrintDiagnostics(sink, quiet);
   if (!text) return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   std::cout << *text << std::flush;
   return ExitCode::kConforms;
@@ -117,7 +112,8 @@ ExitCode RunInspect(const Args& args) {
   const std::string name = DisplayName(context.path);
   DiagnosticSink sink(Profile{}, name);
   const std::optional<InputBuffer> buffer = ReadInput(context.path, context.limits, sink);
-  if (parsed->Has("disasm")) return Disassemble(spec, forced, buffer, context, sink);
+  const bool quiet = parsed->Has("quiet");
+  if (parsed->Has("disasm")) return Disassemble(spec, forced, buffer, context, quiet, sink);
   const FormatEntry* format = !buffer             ? nullptr
                               : forced != nullptr ? forced
                                                   : DetectFormat(buffer->bytes());
@@ -126,7 +122,8 @@ ExitCode RunInspect(const Args& args) {
   }
   nlohmann::json structure;
   if (format != nullptr) structure = InspectGuarded(format->validator, *buffer, context, sink);
-  PrintDiagnostics(sink);
+  // The diagnostics go to standard error; a decoded file may still have some.
+  PrintDiagnostics(sink, quiet);
   if (structure.is_null()) {
     // A null structure with no diagnostic would be a validator bug; it still
     // must not look like a decoded file.

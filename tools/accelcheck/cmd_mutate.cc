@@ -108,7 +108,8 @@ ExitCode Mutate(const ParsedArgs& parsed) {
   }
   if (const auto* failed = std::get_if<conformance::WriteFailed>(&written))
     return IoError(MutateSpec(), failed->reason);
-  PrintWritten(std::get<conformance::WrittenMutation>(written), *rule, format->id());
+  if (!parsed.Has("quiet"))
+    PrintWritten(std::get<conformance::WrittenMutation>(written), *rule, format->id());
   return ExitCode::kConforms;
 }
 

@@ -7,9 +7,9 @@
 #include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/load.h"
 #include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/console.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
-#include "validators/core/report.h"
 
 namespace accelcheck::cli {
 
@@ -24,7 +24,7 @@ CommandSpec RunGeminiSpec() {
        "most L2 bytes (cores x buffersize) --l2-addressed holds (default 268435456)"},
       {"help", false, "", "print this help"},
   };
-  for (Flag& f : LimitFlags()) flags.push_back(std::move(f));
+  for (Flag& f : RunLimitFlags()) flags.push_back(std::move(f));
   return {
       "run", "run a Gemini schedule tile by tile against the untiled network",
       "usage: accelcheck run IR.json --frontend F.json [--seed S] [--l2-addressed [--max-l2-bytes "
@@ -38,7 +38,8 @@ CommandSpec RunGeminiSpec() {
       "so\n"
       "that live tensors whose bytes overlap corrupt each other; the mismatch then names the "
       "element's\n"
-      "L2 address. Exit 3 when the byte array would exceed --max-l2-bytes.\n",
+      "L2 address. --time-budget-ms bounds validation and execution together. Exit 3 when the\n"
+      "byte array would exceed --max-l2-bytes, or on a limit.\n",
       std::move(flags)};
 }
 
@@ -52,8 +53,10 @@ ExitCode RunGemini(const Args& args) {
   std::string error;
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one IR file");
   if (!parsed->Has("frontend")) return UsageError(spec, "the functional executor needs --frontend");
-  Limits limits;
-  if (!ApplyLimitFlags(*parsed, &limits, &error)) return UsageError(spec, error);
+  gemini::LoadOptions load;
+  if (!ApplyLimitFlags(*parsed, &load.limits, &error)) return UsageError(spec, error);
+  // The budget bounds the whole command: it starts before the file is read.
+  load.deadline = Deadline(load.limits.time_budget_ms);
   gemini::ExecuteOptions options;
   if (const auto seed = parsed->Get("seed")) {
     const auto value = ParseCount(*seed, &error);
@@ -67,14 +70,34 @@ ExitCode RunGemini(const Args& args) {
     options.max_l2_bytes = *value;
   }
   const std::string path = parsed->positional[0];
+  const bool quiet = parsed->Has("quiet");
+  const ProgressOptions progress = ProgressFor(quiet);
   DiagnosticSink sink(Profile{}, path);
-  const auto loaded = gemini::LoadValidIr(path, *parsed->Get("frontend"), limits, sink);
-  for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
+  std::optional<gemini::LoadedIr> loaded;
+  {
+    const Progress validating(progress, "accelcheck run: validating");
+    loaded = gemini::LoadIr(path, *parsed->Get("frontend"), load, sink);
+  }
+  PrintDiagnostics(sink, quiet);
   if (!loaded) {
-    std::cerr << "accelcheck run: " << path << " does not validate; nothing executed\n";
+    std::cerr << "accelcheck run: " << path
+              << (sink.failed() ? " could not be checked" : " does not validate")
+              << "; nothing executed\n";
     return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   }
-  const gemini::Execution run = gemini::Execute(loaded->ir, *loaded->frontend, options);
+  gemini::Execution run;
+  {
+    Progress executing(progress, "accelcheck run: layers and workloads");
+    RunControl control{load.deadline,
+                       [&](uint64_t done, uint64_t total) { executing.Set(done, total); }};
+    run = gemini::Execute(loaded->ir, *loaded->frontend, options, control);
+  }
+  if (run.out_of_time) {
+    DiagnosticSink limit(Profile{}, path);
+    ReportRunOutOfTime("execution", load.limits, limit);
+    PrintDiagnostics(limit, quiet);
+    return ExitCode::kFailure;
+  }
   if (run.limit) {
     std::cerr << "accelcheck run: " << path << ": " << *run.limit << " (--max-l2-bytes)\n";
     return ExitCode::kFailure;

@@ -8,11 +8,11 @@
 
 #include "reference_exec/tensil/run_model.h"
 #include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/console.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
 #include "validators/core/npy.h"
 #include "validators/core/output_file.h"
-#include "validators/core/report.h"
 #include "validators/core/text.h"
 #include "validators/tensil/tensil_format.h"
 
@@ -33,7 +33,8 @@ const CommandSpec& RunTensilSpec() {
         "as the Tensil drivers do), an integer array the raw scalars. The last dimension is the\n"
         "vector's lanes (at most array_size, padded with zeros), the others count vectors (at\n"
         "most the input's size). Prints the outputs as JSON, or writes D/<name>.npy of shape\n"
-        "(size, array_size) with --output-dir. Exit 1 when the model does not validate.\n",
+        "(size, array_size) with --output-dir. --time-budget-ms bounds validation and run\n"
+        "together. Exit 1 when the model does not validate, 3 on a limit.\n",
         {
             {"input", true, "FILE",
              "a .npy per model input, in the order of inputs[] (repeatable)"},
@@ -43,7 +44,7 @@ const CommandSpec& RunTensilSpec() {
             {"data", true, "FILE", "a companion file: .tarch, .tprog or .tdata (repeatable)"},
             {"help", false, "", "print this help"},
         }};
-    for (Flag& f : LimitFlags()) spec.flags.push_back(std::move(f));
+    for (Flag& f : RunLimitFlags()) spec.flags.push_back(std::move(f));
     return spec;
   }();
   return kSpec;
@@ -109,13 +110,23 @@ ExitCode RunTensil(const Args& args) {
   if (!ApplyLimitFlags(*parsed, &context.limits, &error)) return UsageError(spec, error);
   context.path = parsed->positional[0];
   context.companions = parsed->All("data");
+  // The budget bounds the whole command: it starts before the file is read.
+  context.deadline = Deadline(context.limits.time_budget_ms);
+  const bool quiet = parsed->Has("quiet");
+  const ProgressOptions progress = ProgressFor(quiet);
 
   DiagnosticSink sink(Profile{}, DisplayName(context.path));
-  const auto tmodel = ReadInput(context.path, context.limits, sink);
-  const auto loaded = tmodel ? tensil::LoadModel(*tmodel, context, sink) : std::nullopt;
-  for (const Diagnostic& d : sink.diagnostics()) std::cerr << TextLine(d) << "\n";
+  std::optional<tensil::LoadedModel> loaded;
+  {
+    const Progress validating(progress, "accelcheck run: validating");
+    const auto tmodel = ReadInput(context.path, context.limits, sink);
+    if (tmodel) loaded = tensil::LoadModel(*tmodel, context, sink);
+  }
+  PrintDiagnostics(sink, quiet);
   if (!loaded) {
-    std::cerr << "accelcheck run: " << context.path << " does not validate; nothing run\n";
+    std::cerr << "accelcheck run: " << context.path
+              << (sink.failed() ? " could not be checked" : " does not validate")
+              << "; nothing run\n";
     return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
   }
   const auto& input_paths = parsed->All("input");
@@ -132,13 +143,25 @@ ExitCode RunTensil(const Args& args) {
     const auto array = bytes ? npy::Read(bytes->bytes(), &error) : std::nullopt;
     const auto scalars =
         array ? InputScalars(*array, loaded->model.inputs[i], machine, &error) : std::nullopt;
-    for (const Diagnostic& d : read_sink.diagnostics()) std::cerr << TextLine(d) << "\n";
+    PrintDiagnostics(read_sink, quiet);
     if (!bytes) return ExitCode::kFailure;
     if (!scalars) return UsageError(spec, Str(input_paths[i], ": ", error));
     inputs.push_back(*scalars);
   }
 
-  const tensil::ModelOutputs result = tensil::RunModel(machine, *loaded, inputs);
+  tensil::ModelOutputs result;
+  {
+    Progress running(progress, "accelcheck run: instructions");
+    RunControl control{context.deadline,
+                       [&](uint64_t done, uint64_t total) { running.Set(done, total); }};
+    result = tensil::RunModel(machine, *loaded, inputs, control);
+  }
+  if (result.stats.out_of_time) {
+    DiagnosticSink limit(Profile{}, DisplayName(context.path));
+    ReportRunOutOfTime("emulation", context.limits, limit);
+    PrintDiagnostics(limit, quiet);
+    return ExitCode::kFailure;
+  }
   const bool raw = parsed->Has("raw");
   const uint64_t n = loaded->model.arch.array_size;
   nlohmann::json summary = {{"model", loaded->model.name},

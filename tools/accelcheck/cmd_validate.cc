@@ -6,8 +6,10 @@
 #include <system_error>
 
 #include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/console.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
+#include "tools/accelcheck/parallel.h"
 #include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
@@ -33,6 +35,8 @@ std::vector<Flag> ValidateFlags() {
       {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
       {"frontend", true, "FILE",
        "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
+      {"jobs", true, "N",
+       Str("validate N files at a time (default ", DefaultJobs(), ", the processors)"), 'j'},
       {"help", false, "", "print this help"},
   };
   const std::vector<Flag> limits = LimitFlags();
@@ -48,8 +52,12 @@ const CommandSpec& ValidateSpec() {
       "usage: accelcheck validate [options] FILE|DIR|- ...\n"
       "Directories are searched recursively in sorted order; there, files whose\n"
       "content matches no format are skipped (a named file is reported as\n"
-      "core.format.unknown). Exit codes: 0 conforms, 1 errors (or warnings with\n"
-      "--werror, or unknown content), 2 usage, 3 I/O, internal error or limit.\n",
+      "core.format.unknown). Files are checked --jobs at a time and reported in\n"
+      "that order whatever the number. With --quiet the text report lists only\n"
+      "what fails the run, and its summary line only when the run does not pass;\n"
+      "json, sarif and junit reports are written in full. Exit codes: 0 conforms,\n"
+      "1 errors (or warnings with --werror, or unknown content), 2 usage, 3 I/O,\n"
+      "internal error or limit.\n",
       ValidateFlags()};
   return kSpec;
 }
@@ -65,7 +73,12 @@ struct ValidateOptions {
   std::vector<std::string> companions;
   std::vector<std::string> inputs;
   bool fail_on_skip = false;  // a file a directory run would skip is an error instead
+  unsigned jobs = DefaultJobs();
+  bool quiet = false;
 };
+
+// --jobs N: from 1 to kMaxJobs files at a time.
+constexpr uint64_t kMaxJobs = 1024;
 
 std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
   ValidateOptions options;
@@ -101,6 +114,17 @@ std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* 
   options.companions = parsed.All("data");
   for (const std::string& frontend : parsed.All("frontend")) options.companions.push_back(frontend);
   options.fail_on_skip = parsed.Has("fail-on-skip");
+  if (auto text = parsed.Get("jobs")) {
+    std::string parse_error;
+    const std::optional<uint64_t> jobs = ParseCount(*text, &parse_error);
+    if (!jobs || *jobs < 1 || *jobs > kMaxJobs) {
+      *error =
+          Str("--jobs: expected a number of files from 1 to ", kMaxJobs, ", got '", *text, "'");
+      return std::nullopt;
+    }
+    options.jobs = static_cast<unsigned>(*jobs);
+  }
+  options.quiet = parsed.Has("quiet");
   options.inputs = parsed.positional;
   if (options.inputs.empty()) {
     *error = "no input files";
@@ -129,13 +153,22 @@ struct Input {
   bool from_directory = false;
 };
 
+// One result of the report, in its order: an input to check, or a directory
+// that could not be listed, whose result is known already.
+struct Task {
+  Input input;
+  std::optional<FileResult> listed;
+};
+
 // Expands a directory into its regular files, sorted by path, so that runs
 // over the same tree list files in the same order. A directory that cannot be
 // listed becomes a result of its own.
-std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
-                               std::vector<FileResult>* results) {
+void ExpandInput(const std::string& path, const Profile& profile, std::vector<Task>* tasks) {
   std::error_code ec;
-  if (path == "-" || !std::filesystem::is_directory(path, ec)) return {{path, false}};
+  if (path == "-" || !std::filesystem::is_directory(path, ec)) {
+    tasks->push_back({{path, false}, std::nullopt});
+    return;
+  }
   std::vector<std::string> files;
   std::filesystem::recursive_directory_iterator it(path, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
@@ -146,12 +179,10 @@ std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
     FileResult failed{path, "", false, DiagnosticSink(profile, path)};
     failed.sink.Report(core_rules::kIoRead, {},
                        Str("cannot list directory ", Quoted(path), ": ", ec.message()));
-    results->push_back(std::move(failed));
+    tasks->push_back({{path, false}, std::move(failed)});
   }
   std::sort(files.begin(), files.end());
-  std::vector<Input> inputs;
-  for (std::string& file : files) inputs.push_back({std::move(file), true});
-  return inputs;
+  for (std::string& file : files) tasks->push_back({{std::move(file), true}, std::nullopt});
 }
 
 // The format that detects the file; in a directory, also one it resembles
@@ -206,6 +237,27 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
   return result;
 }
 
+// Checks every task on --jobs threads. Each result goes to its task's place,
+// so the report is the same whatever the number of threads; a thread holds
+// one file at a time.
+std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions& options) {
+  std::vector<std::optional<FileResult>> done(tasks.size());
+  {
+    ProgressOptions counted = ProgressFor(options.quiet);
+    counted.enabled =
+        counted.enabled && tasks.size() > 1;  // a run of one file has nothing to count
+    Progress progress(counted, "accelcheck validate: files", tasks.size());
+    ParallelFor(tasks.size(), options.jobs, [&](size_t i) {
+      done[i] = tasks[i].listed ? std::move(tasks[i].listed) : CheckInput(tasks[i].input, options);
+      progress.Advance();
+    });
+  }
+  std::vector<FileResult> results;
+  results.reserve(done.size());
+  for (std::optional<FileResult>& result : done) results.push_back(std::move(*result));
+  return results;
+}
+
 // Every rule the run can report: the core table, then each format's.
 std::vector<const Rule*> Catalogue() {
   std::vector<const Rule*> rules(core_rules::All().begin(), core_rules::All().end());
@@ -214,6 +266,19 @@ std::vector<const Rule*> Catalogue() {
     rules.insert(rules.end(), table.begin(), table.end());
   }
   return rules;
+}
+
+// The text report under --quiet: the diagnostics that fail the run, and the
+// summary line only when the run does not pass. A passing run prints nothing.
+std::string QuietText(const std::vector<FileResult>& results) {
+  std::string out;
+  for (const FileResult& result : results) {
+    for (const Diagnostic& d : result.sink.diagnostics()) {
+      if (Fails(d, result.sink.profile())) out += TextLine(d) + "\n";
+    }
+  }
+  if (Summarize(results).exit_code != ExitCode::kConforms) out += WriteTextSummary(results);
+  return out;
 }
 
 bool WriteOutput(const std::optional<std::string>& file, const std::string& report) {
@@ -282,15 +347,14 @@ ExitCode RunValidate(const Args& args) {
     return ExitCode::kUsage;
   }
 
-  std::vector<FileResult> results;
-  for (const std::string& path : options->inputs) {
-    for (const Input& input : ExpandInput(path, options->profile, &results)) {
-      results.push_back(CheckInput(input, *options));
-    }
-  }
+  std::vector<Task> tasks;
+  for (const std::string& path : options->inputs) ExpandInput(path, options->profile, &tasks);
+  std::vector<FileResult> results = CheckAll(tasks, *options);
   CheckCompanions(*options, results);
 
-  const std::string report = WriteReport(options->output, results, Catalogue());
+  const std::string report = options->quiet && options->output == ReportFormat::kText
+                                 ? QuietText(results)
+                                 : WriteReport(options->output, results, Catalogue());
   if (!WriteOutput(options->output_file, report)) return ExitCode::kFailure;
   return Summarize(results).exit_code;
 }

@@ -43,7 +43,8 @@ std::string FormatLines(Implementation command) {
 }
 
 bool AsksForHelp(const Args& args) {
-  return args.size() == 1 && (args[0] == "--help" || args[0] == "-h");
+  return std::any_of(args.begin(), args.end(),
+                     [](const std::string& arg) { return arg == "--help" || arg == "-h"; });
 }
 
 // The format of a file argument, or null when it is not a readable file of a

@@ -69,6 +69,22 @@ std::vector<Flag> LimitFlags() {
   return flags;
 }
 
+std::vector<Flag> RunLimitFlags() {
+  std::vector<Flag> flags = LimitFlags();
+  for (size_t i = 0; i < flags.size(); ++i) {
+    const LimitInfo& limit = AllLimits()[i];
+    if (limit.rule != &core_rules::kLimitTime) continue;
+    flags[i].help = Str("wall-clock time of the whole command, validation and run (", limit.unit,
+                        ", default ", limit.default_value, "; 0: no limit)");
+  }
+  return flags;
+}
+
+void ReportRunOutOfTime(std::string_view what, const Limits& limits, DiagnosticSink& sink) {
+  sink.Report(core_rules::kLimitTime, {},
+              Str(what, " stopped after --time-budget-ms ", limits.time_budget_ms, " ms"));
+}
+
 bool ApplyLimitFlags(const ParsedArgs& parsed, Limits* limits, std::string* error) {
   for (const LimitInfo& limit : AllLimits()) {
     const std::optional<std::string> text = parsed.Get(std::string(limit.flag));

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tools/accelcheck/options.h"
@@ -23,6 +24,14 @@ std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limi
 
 // One "--<flag> N" per row of limits.def, with its unit and default in the help.
 std::vector<Flag> LimitFlags();
+
+// LimitFlags for the commands that run what they validate (run, simulate),
+// where --time-budget-ms bounds the whole command: validation and run.
+std::vector<Flag> RunLimitFlags();
+
+// Reports core.limit.time-budget-ms for a run that its deadline stopped;
+// `what` is the run ("execution", "simulation").
+void ReportRunOutOfTime(std::string_view what, const Limits& limits, DiagnosticSink& sink);
 
 // Sets every limit given in `parsed`; false (with `error`) on a bad value.
 bool ApplyLimitFlags(const ParsedArgs& parsed, Limits* limits, std::string* error);

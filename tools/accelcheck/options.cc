@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "validators/core/report.h"
+#include "validators/core/text.h"
 
 namespace accelcheck::cli {
 
@@ -19,6 +20,20 @@ const std::vector<std::string>& ParsedArgs::All(const std::string& flag) const {
   auto it = values.find(flag);
   return it == values.end() ? kNone : it->second;
 }
+
+namespace {
+
+// The flag spelled `name` after "--" (`is_long`) or "-": "-o" names the flag
+// "o", "-j" the flag whose short name is 'j'.
+const Flag* FindFlag(const std::vector<Flag>& flags, const std::string& name, bool is_long) {
+  for (const Flag& f : flags) {
+    if (f.name == name) return &f;
+    if (!is_long && f.short_name != 0 && name.size() == 1 && name[0] == f.short_name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
                                 const std::vector<Flag>& flags, std::string* error) {
@@ -46,9 +61,8 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
       name.resize(eq);
     }
     const std::string spelled = (is_long ? "--" : "-") + name;
-    auto flag =
-        std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
-    if (flag == flags.end()) {
+    const Flag* flag = FindFlag(flags, name, is_long);
+    if (flag == nullptr) {
       *error = "unknown option " + spelled;
       return std::nullopt;
     }
@@ -57,7 +71,7 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
         *error = "option " + spelled + " takes no value";
         return std::nullopt;
       }
-      parsed.values[name];
+      parsed.values[flag->name];
       continue;
     }
     if (!inline_value) {
@@ -67,7 +81,7 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
       }
       inline_value = args[++i];
     }
-    parsed.values[name].push_back(*inline_value);
+    parsed.values[flag->name].push_back(*inline_value);
   }
   return parsed;
 }
@@ -86,7 +100,9 @@ std::string FlagHelp(const std::vector<Flag>& flags) {
   std::string out;
   for (const Flag& f : flags) {
     const std::string dashes = f.name.size() == 1 ? "-" : "--";
-    std::string left = "  " + dashes + f.name + (f.takes_value ? " " + f.value_name : "");
+    const std::string short_name = f.short_name != 0 ? Str("-", f.short_name, ", ") : "";
+    std::string left =
+        "  " + short_name + dashes + f.name + (f.takes_value ? " " + f.value_name : "");
     if (left.size() < 28)
       left.resize(28, ' ');
     else
@@ -96,16 +112,37 @@ std::string FlagHelp(const std::vector<Flag>& flags) {
   return out;
 }
 
+const std::vector<Flag>& CommonFlags() {
+  static const std::vector<Flag> kFlags = {
+      {"help", false, "", "print this help", 'h'},
+      {"quiet", false, "", "print nothing but errors and what the command is asked for", 'q'},
+  };
+  return kFlags;
+}
+
+std::vector<Flag> WithCommonFlags(const std::vector<Flag>& flags) {
+  std::vector<Flag> all = flags;
+  for (const Flag& common : CommonFlags()) {
+    auto same =
+        std::find_if(all.begin(), all.end(), [&](const Flag& f) { return f.name == common.name; });
+    if (same != all.end()) {
+      *same = common;
+    } else {
+      all.push_back(common);
+    }
+  }
+  return all;
+}
+
 void PrintHelp(const CommandSpec& spec, std::ostream& out) {
-  out << spec.usage;
-  if (!spec.flags.empty()) out << "\noptions:\n" << FlagHelp(spec.flags);
+  out << spec.usage << "\noptions:\n" << FlagHelp(WithCommonFlags(spec.flags));
 }
 
 std::optional<ParsedArgs> ParseCommand(const CommandSpec& spec,
                                        const std::vector<std::string>& args, ExitCode* exit_code,
                                        std::string* usage_error) {
   std::string error;
-  std::optional<ParsedArgs> parsed = Parse(args, spec.flags, &error);
+  std::optional<ParsedArgs> parsed = Parse(args, WithCommonFlags(spec.flags), &error);
   if (!parsed) {
     *exit_code = UsageError(spec, error);
     if (usage_error != nullptr) *usage_error = error;

@@ -20,6 +20,7 @@ struct Flag {
   bool takes_value;
   std::string value_name;  // "N", "FILE", ... for the help text
   std::string help;
+  char short_name = 0;  // a one-letter spelling besides --name ("-j" for --jobs), or 0
 };
 
 struct ParsedArgs {
@@ -33,8 +34,9 @@ struct ParsedArgs {
 };
 
 // Parses `args` against `flags`. Accepts "--flag value", "--flag=value",
-// "-o value" for one-letter flags and, after "--", only positionals. A lone
-// "-" (standard input) is a positional. On failure returns nothing and sets `error`.
+// "-o value" for one-letter flags and short names (kept under the flag's
+// name: "-j 4" is Get("jobs")) and, after "--", only positionals. A lone "-"
+// (standard input) is a positional. On failure returns nothing and sets `error`.
 std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
                                 const std::vector<Flag>& flags, std::string* error);
 
@@ -43,6 +45,14 @@ std::optional<uint64_t> ParseCount(std::string_view text, std::string* error);
 
 // "  --name VALUE   help" lines for a command's usage text.
 std::string FlagHelp(const std::vector<Flag>& flags);
+
+// The flags every command takes, whether or not its spec declares them:
+// -h/--help and -q/--quiet (README.md "Quiet runs and progress").
+const std::vector<Flag>& CommonFlags();
+
+// `flags` with each common flag in place of the one of the same name, or
+// added at the end: what a command parses and its help lists.
+std::vector<Flag> WithCommonFlags(const std::vector<Flag>& flags);
 
 // What every subcommand declares once: its name, the line `accelcheck help`
 // lists it with, its usage text and its flags.
@@ -53,10 +63,10 @@ struct CommandSpec {
   std::vector<Flag> flags;
 };
 
-// The usage text and, when the command has flags, its options.
+// The usage text and the command's options, the common ones included.
 void PrintHelp(const CommandSpec& spec, std::ostream& out);
 
-// Parses a subcommand's arguments. On --help prints the help to standard
+// Parses a subcommand's arguments, with the common flags. On --help prints the help to standard
 // output and sets `exit_code` to kConforms; on a bad argument prints the error
 // and the usage to standard error, sets it to kUsage and, when given, sets
 // `usage_error` to the error. Either way returns nothing: the command returns

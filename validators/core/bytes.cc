@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <system_error>
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -51,7 +52,8 @@ std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max
                                            std::string* error) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
-    *error = std::strerror(errno);
+    // std::strerror may share one buffer between threads (validate --jobs).
+    *error = std::generic_category().message(errno);
     return std::nullopt;
   }
   struct stat info;

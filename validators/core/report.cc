@@ -369,9 +369,13 @@ std::string WriteText(std::span<const FileResult> results) {
     }
     for (const Diagnostic& d : result.sink.diagnostics()) out += TextLine(d) + "\n";
   }
+  return out + WriteTextSummary(results);
+}
+
+std::string WriteTextSummary(std::span<const FileResult> results) {
   const RunSummary s = Summarize(results);
-  out += Str(Plural(s.files, "file"), ": ", Plural(s.errors, "error"), ", ",
-             Plural(s.warnings, "warning"));
+  std::string out = Str(Plural(s.files, "file"), ": ", Plural(s.errors, "error"), ", ",
+                        Plural(s.warnings, "warning"));
   if (s.failed > 0) out += Str(", ", s.failed, s.failed == 1 ? " file" : " files", " failed");
   if (s.skipped > 0) out += Str(", ", s.skipped, " skipped");
   if (s.suppressed > 0) out += Str(", ", s.suppressed, SuppressedNote());

@@ -69,6 +69,8 @@ std::string WriteReport(ReportFormat format, std::span<const FileResult> results
 // "file:0x1f0: error[pte.segment.bounds]: segments[2]: message" per diagnostic,
 // then "2 files: 1 error, 3 warnings".
 std::string WriteText(std::span<const FileResult> results);
+// The last line of WriteText: "2 files: 1 error, 3 warnings\n".
+std::string WriteTextSummary(std::span<const FileResult> results);
 std::string WriteJson(std::span<const FileResult> results);
 std::string WriteSarif(std::span<const FileResult> results, std::span<const Rule* const> catalogue);
 std::string WriteJunit(std::span<const FileResult> results);

@@ -1,5 +1,11 @@
 // JSON views of .pte and .ptd files with the byte offset of each table. The
 // old FT01 layout is read with RawTable, never with generated accessors.
+//
+// Enums are what `flatc --json` users read by name, and what scripts compare
+// by number: an enum field holds the number the file has, and `<field>_name`
+// beside it the schema's name for it (null for a value the schema does not
+// declare, which validate reports). A union's `type` holds the member's name
+// (null when undeclared) and `type_value` its number.
 #include "validators/pte/inspect.h"
 
 #include "validators/core/flatbuffer.h"
@@ -14,6 +20,28 @@ namespace {
 
 using nlohmann::json;
 namespace ft = flat_tensor_flatbuffer;
+
+// The schema's name of `value`, or null: flatc's EnumName functions give ""
+// for a value the enum does not declare.
+template <typename Enum>
+json EnumName(Enum value, const char* (*name_of)(Enum)) {
+  const char* name = name_of(value);
+  return *name != '\0' ? json(name) : json(nullptr);
+}
+
+// `field` and `field`_name.
+template <typename Enum>
+void PutEnum(json& out, const std::string& field, Enum value, const char* (*name_of)(Enum)) {
+  out[field] = static_cast<int>(value);
+  out[field + "_name"] = EnumName(value, name_of);
+}
+
+// A union's `type` (its member's name) and `type_value`.
+template <typename Enum>
+void PutUnionType(json& out, Enum value, const char* (*name_of)(Enum)) {
+  out["type"] = EnumName(value, name_of);
+  out["type_value"] = static_cast<int>(value);
+}
 
 class Writer {
  public:
@@ -38,14 +66,14 @@ class Writer {
 
   json Tensor(const fb::Tensor& t) const {
     json out = Object(&t);
-    out["scalar_type"] = static_cast<int>(t.scalar_type());
+    PutEnum(out, "scalar_type", t.scalar_type(), fb::EnumNameScalarType);
     out["storage_offset"] = t.storage_offset();
     out["sizes"] = List(t.sizes());
     out["dim_order"] = List(t.dim_order());
     out["requires_grad"] = t.requires_grad();
     out["data_buffer_idx"] = t.data_buffer_idx();
     out["layout"] = t.layout();
-    out["shape_dynamism"] = static_cast<int>(t.shape_dynamism());
+    PutEnum(out, "shape_dynamism", t.shape_dynamism(), fb::EnumNameTensorShapeDynamism);
     if (const auto* a = t.allocation_info()) {
       json alloc = Object(a);
       alloc["memory_id"] = a->memory_id();
@@ -57,8 +85,8 @@ class Writer {
       json extra = Object(e);
       extra["mutable_data_segments_idx"] = e->mutable_data_segments_idx();
       extra["fully_qualified_name"] = Text(e->fully_qualified_name());
-      extra["location"] = static_cast<int>(e->location());
-      extra["device_type"] = static_cast<int>(e->device_type());
+      PutEnum(extra, "location", e->location(), fb::EnumNameTensorDataLocation);
+      PutEnum(extra, "device_type", e->device_type(), fb::EnumNameDeviceType);
       extra["device_index"] = e->device_index();
       out["extra_tensor_info"] = extra;
     }
@@ -68,8 +96,7 @@ class Writer {
   json Value(const fb::EValue& v) const {
     json out = Object(&v);
     const auto type = v.val_type();
-    out["type"] = type <= fb::KernelTypes::MAX ? json(fb::EnumNameKernelTypes(type))
-                                               : json(static_cast<int>(type));
+    PutUnionType(out, type, fb::EnumNameKernelTypes);
     if (v.val() == nullptr) return out;
     switch (type) {
       case fb::KernelTypes::Int:
@@ -110,10 +137,7 @@ class Writer {
 
   json Instruction(const fb::Instruction& i) const {
     json out = Object(&i);
-    const auto type = i.instr_args_type();
-    out["type"] = type <= fb::InstructionArguments::MAX
-                      ? json(fb::EnumNameInstructionArguments(type))
-                      : json(static_cast<int>(type));
+    PutUnionType(out, i.instr_args_type(), fb::EnumNameInstructionArguments);
     if (const auto* k = i.instr_args_as_KernelCall()) {
       out["op_index"] = k->op_index();
       out["args"] = List(k->args());
@@ -171,7 +195,9 @@ class Writer {
       json o = Object(&d);
       o["id"] = Text(d.id());
       if (const auto* ref = d.processed()) {
-        o["processed"] = {{"location", static_cast<int>(ref->location())}, {"index", ref->index()}};
+        json processed = {{"index", ref->index()}};
+        PutEnum(processed, "location", ref->location(), fb::EnumNameDataLocation);
+        o["processed"] = processed;
       }
       o["compile_specs"] = Tables(d.compile_specs(), [&](const fb::CompileSpec& s) {
         json spec = Object(&s);
@@ -286,7 +312,8 @@ json OldFlatTensor(ByteView flatbuffer) {
       json item{{"@offset", t->offset()}};
       const auto name = t->String(0);
       item["fully_qualified_name"] = name ? json(std::string(*name)) : json(nullptr);
-      item["scalar_type"] = t->Scalar<int8_t>(1);
+      PutEnum(item, "scalar_type", static_cast<fb::ScalarType>(t->Scalar<int8_t>(1)),
+              fb::EnumNameScalarType);
       item["sizes"] = RawList32(*t, 2, false);
       item["dim_order"] = RawList32(*t, 3, true);
       item["segment_index"] = t->Scalar<uint32_t>(4);
@@ -348,9 +375,10 @@ json InspectPtd(const InputBuffer& input, const ValidateContext& context, Diagno
     o["key"] = Writer::Text(n.key());
     o["segment_index"] = n.segment_index();
     if (const auto* l = n.tensor_layout()) {
-      o["tensor_layout"] = {{"scalar_type", static_cast<int>(l->scalar_type())},
-                            {"sizes", Writer::List(l->sizes())},
-                            {"dim_order", Writer::List(l->dim_order())}};
+      json layout = {{"sizes", Writer::List(l->sizes())},
+                     {"dim_order", Writer::List(l->dim_order())}};
+      PutEnum(layout, "scalar_type", l->scalar_type(), fb::EnumNameScalarType);
+      o["tensor_layout"] = layout;
     }
     return o;
   });

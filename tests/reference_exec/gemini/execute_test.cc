@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,27 @@ TEST(GeminiExecute, ExampleTiledEqualsUntiled) {
     EXPECT_EQ(run.elements, 128u + 32u);
     EXPECT_TRUE(run.skipped_layers.empty());
   }
+}
+
+// A run whose deadline has expired stops at once, with no verdict; without
+// one, the progress counts every modelled layer of the untiled run and every
+// workload.
+TEST(GeminiExecute, StopsAtTheDeadline) {
+  RunControl control{Deadline(1), nullptr};
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const Execution stopped = Execute(Decode(ExampleIr()), ExampleFrontendModel(), {}, control);
+  EXPECT_TRUE(stopped.out_of_time);
+  EXPECT_EQ(stopped.workloads, 0u);
+
+  uint64_t steps = 0, total = 0;
+  control = {Deadline(0), [&](uint64_t done, uint64_t all) {
+               steps = done + 1;
+               total = all;
+             }};
+  const Execution run = Execute(Decode(ExampleIr()), ExampleFrontendModel(), {}, control);
+  EXPECT_FALSE(run.out_of_time);
+  EXPECT_EQ(total, 4u) << "two layers untiled, two workloads";
+  EXPECT_EQ(steps, total);
 }
 
 // The second conv tile declares one input row too few: the outputs that need

@@ -1,9 +1,11 @@
 // The schedule simulator: hand-computed timing on the example, a deadlock
 // with its cycle, and the real files (no deadlock, deterministic, bounds).
 #include <filesystem>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "conformance/gemini/mutate.h"
 #include "reference_exec/gemini/load.h"
 #include "reference_exec/gemini/simulate.h"
 #include "tests/validators/gemini/fixture.h"
@@ -50,6 +52,21 @@ TEST(GeminiSimulate, ReportsTheWaitForCycle) {
   EXPECT_NE(SimulationJson(ir, sim, SimulateOptions{})["deadlock"], nullptr);
 }
 
+TEST(GeminiSimulate, StopsAtTheDeadline) {
+  const Ir ir = Decode(ExampleIr());
+  RunControl control{Deadline(1), nullptr};
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(Simulate(ir, SimulateOptions{}, control).out_of_time);
+  uint64_t done = 0;
+  control = {Deadline(0), [&](uint64_t d, uint64_t total) {
+               done = d;
+               EXPECT_EQ(total, 2u);
+             }};
+  const Simulation sim = Simulate(ir, SimulateOptions{}, control);
+  EXPECT_FALSE(sim.out_of_time);
+  EXPECT_EQ(done, 2u);
+}
+
 TEST(GeminiSimulate, BandwidthFromTheFileName) {
   EXPECT_EQ(BandwidthFromName("/x/int8_resnet50.onnx.sim_b4_c1_bw16_stschedule.json"), 16.0);
   EXPECT_EQ(BandwidthFromName("/x_bw8_/plain.json"), std::nullopt);
@@ -63,6 +80,32 @@ TEST(GeminiSimulate, SvgNamesEveryCoreAndTheDram) {
   EXPECT_NE(svg.find("core 0"), std::string::npos);
   EXPECT_NE(svg.find("DRAM"), std::string::npos);
   EXPECT_NE(svg.find("workload 1 Pool_1: 160..210"), std::string::npos);
+}
+
+// simulate --allow-invalid runs whatever decodes: every IR the conformance
+// cases break is simulated and drawn without a crash, and a cycle, when the
+// cores stop, names the core each stopped one is waiting at.
+TEST(GeminiSimulate, EveryBrokenIrThatDecodesIsSimulatedAndDrawn) {
+  const conformance::Provider& provider = GeminiConformance();
+  size_t simulated = 0;
+  for (const conformance::Base& base : provider.Bases()) {
+    for (const conformance::MutationCase& c : provider.Cases()) {
+      const auto mutated = c.apply(base, 0, "case");
+      const auto* files = std::get_if<conformance::Mutated>(&mutated);
+      if (files == nullptr) continue;
+      SCOPED_TRACE(std::string(c.rule->id) + " on " + base.name);
+      const std::vector<uint8_t>& bytes = files->files.front().bytes;
+      DiagnosticSink sink(Profile{}, "case");
+      Ir ir;
+      if (!DecodeIr(ByteView(bytes.data(), bytes.size()), Limits{}, sink, &ir)) continue;
+      const Simulation sim = Simulate(ir, SimulateOptions{});
+      const std::string svg = SimulationSvg(ir, sim);
+      EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+      EXPECT_EQ(svg.find("<g id=\"deadlock\">") != std::string::npos, sim.deadlock.has_value());
+      ++simulated;
+    }
+  }
+  EXPECT_GT(simulated, 20u);
 }
 
 // Every real schedule runs to the end; no core is busier than the makespan,

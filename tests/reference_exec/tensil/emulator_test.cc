@@ -11,6 +11,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -97,6 +98,26 @@ std::vector<uint8_t> AssembleLines(const Architecture& arch,
   const auto bytes = Assemble(text, *LayoutOf(arch), &error);
   if (!bytes) throw std::runtime_error("line " + std::to_string(error.line) + ": " + error.message);
   return *bytes;
+}
+
+// A run whose deadline has expired stops before its first instruction and
+// reads no output; the progress counts the program's instructions.
+TEST(TensilEmulator, StopsAtTheDeadline) {
+  const LoadedModel m = Tiny({"DataMove dram0->local local=0 dram0=0 size=0"}, {0, 0});
+  Machine machine = PrepareMachine(m);
+  RunControl control{Deadline(1), nullptr};
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const ModelOutputs stopped = RunModel(machine, m, {}, control);
+  EXPECT_TRUE(stopped.stats.out_of_time);
+  EXPECT_EQ(stopped.stats.instructions, 0u);
+  EXPECT_TRUE(stopped.outputs.empty());
+
+  uint64_t total = 0;
+  control = {Deadline(0), [&](uint64_t, uint64_t all) { total = all; }};
+  const ModelOutputs done = RunModel(machine, m, {}, control);
+  EXPECT_FALSE(done.stats.out_of_time);
+  EXPECT_EQ(total, 1u);
+  EXPECT_EQ(done.outputs.size(), 1u);
 }
 
 // FLOAT32 lanes are never skipped: 0 * w + -0 is +0, and 0 * inf is NaN.
