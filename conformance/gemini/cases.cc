@@ -10,6 +10,7 @@
 #include "conformance/gemini/generate.h"
 #include "validators/core/json_exception.h"
 #include "validators/core/text.h"
+#include "validators/gemini/frontend.h"
 #include "validators/gemini/rules.h"
 
 namespace accelcheck::gemini {
@@ -20,7 +21,9 @@ namespace ac = accelcheck::conformance;
 using nlohmann::json;
 
 // One rule's change: on the parsed base, or on its text (for rules about
-// the JSON text itself), reported at the JSON pointer `path`.
+// the JSON text itself), reported at the JSON pointer `path`; or on the
+// frontend IR, which is then the file validated and `frontend_change` gives
+// the pointer.
 struct Change {
   const Rule* rule;
   std::string path;
@@ -28,6 +31,7 @@ struct Change {
   std::function<void(json&)> change;
   std::function<void(std::string&)> text_change;
   std::vector<const Rule*> also;  // rules that break together with it
+  std::function<std::string(json&)> frontend_change = nullptr;
 };
 
 GenerateOptions BaseOptions() {
@@ -102,6 +106,50 @@ void ReadCore1OutputFirst(json& ir) {
                               {"type", "ifmap"}});
   W(ir, "1", 1)
   ["ofmap"][0]["destination"].push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+}
+
+// The frontend's layer names by layer_index, those `pick` takes first;
+// throws when none is taken, so that the change declines.
+std::string LayerWhere(const json& frontend, const std::function<bool(const json&)>& pick) {
+  std::vector<std::pair<int64_t, std::string>> layers;
+  for (const auto& [name, layer] : frontend.items()) {
+    if (pick(layer)) layers.emplace_back(layer.at("layer_index").get<int64_t>(), name);
+  }
+  if (layers.empty()) throw std::invalid_argument("no layer of the kind the change edits");
+  return std::min_element(layers.begin(), layers.end())->second;
+}
+
+std::string FirstLayer(const json& frontend) {
+  return LayerWhere(frontend, [](const json&) { return true; });
+}
+
+std::string FirstOf(const json& frontend, std::initializer_list<std::string_view> operations) {
+  return LayerWhere(frontend, [&](const json& layer) {
+    const std::string operation = layer.at("operation").get<std::string>();
+    return std::find(operations.begin(), operations.end(), operation) != operations.end();
+  });
+}
+
+// The first layer that feeds another layer, and that one.
+std::pair<std::string, std::string> FirstLink(const json& frontend) {
+  const std::string from = LayerWhere(frontend, [&](const json& layer) {
+    for (const json& next : layer.at("next_layer"))
+      if (frontend.contains(next.get<std::string>())) return true;
+    return false;
+  });
+  for (const json& next : frontend.at(from).at("next_layer")) {
+    if (frontend.contains(next.get<std::string>())) return {from, next.get<std::string>()};
+  }
+  throw std::invalid_argument("no link");
+}
+
+// "/<to>/previous_layer/<j>": where `to` reads `from`.
+std::string PreviousPointer(const json& frontend, const std::string& from, const std::string& to) {
+  const json& previous = frontend.at(to).at("previous_layer");
+  for (size_t j = 0; j < previous.size(); ++j) {
+    if (previous[j] == from) return Str(LayerPointer(to), "/previous_layer/", j);
+  }
+  throw std::invalid_argument("no such previous layer");
 }
 
 }  // namespace
@@ -612,6 +660,139 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The frontend IR (I-F), validated as the file itself.
+      {&kFrontendType,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstLayer(fe);
+         fe[layer]["layer_index"] = std::to_string(fe[layer]["layer_index"].get<int64_t>());
+         return LayerPointer(layer) + "/layer_index";
+       }},
+      {&kFrontendMissingKey,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstLayer(fe);
+         fe.at(layer).erase("next_layer");
+         return LayerPointer(layer);
+       }},
+      {&kFrontendRange,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstOf(fe, {"conv2d", "max_pool2d", "avg_pool2d"});
+         fe[layer]["stride"] = {0, 0};
+         return LayerPointer(layer) + "/stride";
+       }},
+      {&kFrontendName,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstLayer(fe);
+         fe[layer]["name"] = layer + "_renamed";
+         return LayerPointer(layer) + "/name";
+       }},
+      {&kFrontendLayerIndex,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstLayer(fe);
+         fe[layer]["layer_index"] = fe.size();
+         return LayerPointer(layer) + "/layer_index";
+       }},
+      {&kFrontendReference,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstLayer(fe);
+         fe[layer]["next_layer"].push_back("no_such_layer");
+         return Str(LayerPointer(layer), "/next_layer/", fe[layer]["next_layer"].size() - 1);
+       }},
+      // The first layer no longer lists the one it feeds.
+      {&kFrontendLink,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const auto [from, to] = FirstLink(fe);
+         json& next = fe[from]["next_layer"];
+         next.erase(std::find(next.begin(), next.end(), to));
+         return PreviousPointer(fe, from, to);
+       }},
+      // The first layer and the one it feeds swap their layer_index.
+      {&kFrontendOrder,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const auto [from, to] = FirstLink(fe);
+         std::swap(fe[from]["layer_index"], fe[to]["layer_index"]);
+         return PreviousPointer(fe, from, to);
+       }},
+      {&kFrontendInputShape,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = LayerWhere(fe, [&](const json& l) {
+           return !l.at("previous_layer").empty() &&
+                  fe.contains(l.at("previous_layer")[0].get<std::string>());
+         });
+         json& batch = fe[layer]["input_shape"][0][0];
+         batch = batch.get<int64_t>() + 1;
+         return LayerPointer(layer) + "/input_shape/0";
+       }},
+      // The first convolution's weight gains an output channel.
+      {&kFrontendOperands,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstOf(fe, {"conv2d"});
+         json& k = fe[layer]["input_shape"][1][0];
+         k = k.get<int64_t>() + 1;
+         return LayerPointer(layer) + "/input_shape/1";
+       }},
+      // One stride more padding above: one output row more than written.
+      {&kFrontendOutputSize,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       [](json& fe) {
+         const std::string layer = FirstOf(fe, {"conv2d", "max_pool2d", "avg_pool2d"});
+         json& top = fe[layer]["padding"][0];
+         top = top.get<int64_t>() + fe[layer]["stride"][0].get<int64_t>();
+         return LayerPointer(layer) + "/output_shape/0";
+       }},
   };
 }
 
@@ -655,12 +836,45 @@ ac::OrDeclined<std::string> Changed(const std::string& text, const Change& c) {
   }
 }
 
+bool IsFrontend(const ac::NamedFile& file) {
+  return LooksLikeFrontend(ByteView(file.bytes.data(), file.bytes.size()));
+}
+
+// A frontend rule's change: the base's frontend IR (the file itself, or its
+// companion) changed, validated alone.
+ac::OrDeclined<ac::Mutated> ApplyToFrontend(const Change& c, const ac::Base& base,
+                                            const std::string& name) {
+  const ac::NamedFile* frontend = IsFrontend(base.files[0]) ? &base.files[0] : nullptr;
+  for (const ac::NamedFile& companion : base.companions) {
+    if (frontend == nullptr && IsFrontend(companion)) frontend = &companion;
+  }
+  if (frontend == nullptr) {
+    return ac::Declined{Str(c.rule->id, " is a rule of the frontend IR: mutate the frontend IR, ",
+                            "or give it with --frontend FILE")};
+  }
+  try {
+    json changed = json::parse(frontend->bytes.begin(), frontend->bytes.end());
+    const std::string path = c.frontend_change(changed);
+    const std::string text = changed.dump();
+    return ac::Mutated{{{name, std::vector<uint8_t>(text.begin(), text.end())}}, {}, path};
+  } catch (const std::exception& e) {
+    return ac::Declined{Str("cannot break ", c.rule->id,
+                            " in this frontend IR: it lacks what the change edits (",
+                            JsonExceptionText(e.what()), ")")};
+  }
+}
+
 // The cases have one change per rule, so `seed` has nothing to pick. A case
 // is validated with the frontend only for a rule about it (the others do not
 // list the frontend rules they may break).
 ac::OrDeclined<ac::Mutated> ApplyToBase(const Change& c, const ac::Base& base,
                                         const std::string& name) {
+  if (c.frontend_change) return ApplyToFrontend(c, base, name);
   const std::vector<uint8_t>& bytes = base.files[0].bytes;
+  if (IsFrontend(base.files[0])) {
+    return ac::Declined{
+        Str(c.rule->id, " is a rule of the scheduler IR, and the input is a frontend IR")};
+  }
   ac::OrDeclined<std::string> changed = Changed(std::string(bytes.begin(), bytes.end()), c);
   if (auto* declined = std::get_if<ac::Declined>(&changed)) return std::move(*declined);
   const std::string& text = std::get<std::string>(changed);

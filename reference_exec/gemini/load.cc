@@ -26,7 +26,7 @@ std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& 
   context.deadline = Deadline(limits.time_budget_ms);
   if (!frontend_path.empty()) {
     context.companions.push_back(frontend_path);
-    loaded.frontend = LoadFrontend(context.companions, limits, sink);
+    loaded.frontend = LoadFrontend(context, sink);
     if (!loaded.frontend) return std::nullopt;
   }
   auto ir = DecodeAndValidate(buffer->bytes(), context,

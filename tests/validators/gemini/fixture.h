@@ -20,7 +20,7 @@ namespace accelcheck::gemini::testing {
 // when it does not parse.
 inline std::optional<Frontend> FrontendFrom(const std::string& text, std::string* error) {
   DiagnosticSink sink(Profile{}, "frontend.json");
-  auto frontend = ParseFrontend(AsBytes(text), Limits{}, sink);
+  auto frontend = ParseFrontend(AsBytes(text), ValidateContext{}, sink);
   if (!frontend && !sink.diagnostics().empty()) *error = sink.diagnostics().front().message;
   return frontend;
 }
