@@ -23,7 +23,7 @@ using nlohmann::json;
 // One rule's change: on the parsed base, or on its text (for rules about
 // the JSON text itself), reported at the JSON pointer `path`; or on the
 // frontend IR, which is then the file validated and `frontend_change` gives
-// the pointer.
+// the pointer; or, for the check that needs the frontend, leaving it out.
 struct Change {
   const Rule* rule;
   std::string path;
@@ -32,6 +32,7 @@ struct Change {
   std::function<void(std::string&)> text_change;
   std::vector<const Rule*> also;  // rules that break together with it
   std::function<std::string(json&)> frontend_change = nullptr;
+  bool without_frontend = false;
 };
 
 GenerateOptions BaseOptions() {
@@ -793,6 +794,7 @@ std::vector<Change> Table() {
          top = top.get<int64_t>() + fe[layer]["stride"][0].get<int64_t>();
          return LayerPointer(layer) + "/output_shape/0";
        }},
+      {&kFrontendUnchecked, "", false, nullptr, nullptr, {}, nullptr, true},
   };
 }
 
@@ -875,6 +877,8 @@ ac::OrDeclined<ac::Mutated> ApplyToBase(const Change& c, const ac::Base& base,
     return ac::Declined{
         Str(c.rule->id, " is a rule of the scheduler IR, and the input is a frontend IR")};
   }
+  // I-F9: the same schedule, without the frontend it was given.
+  if (c.without_frontend) return ac::Mutated{{{name, bytes}}, {}, c.path};
   ac::OrDeclined<std::string> changed = Changed(std::string(bytes.begin(), bytes.end()), c);
   if (auto* declined = std::get_if<ac::Declined>(&changed)) return std::move(*declined);
   const std::string& text = std::get<std::string>(changed);
@@ -892,7 +896,7 @@ const std::vector<ac::MutationCase>& MutationCases() {
   static const std::vector<ac::MutationCase> kCases = [] {
     std::vector<ac::MutationCase> cases;
     for (const Change& c : Changes()) {
-      cases.push_back({c.rule, c.also, c.with_frontend,
+      cases.push_back({c.rule, c.also, c.with_frontend || c.without_frontend,
                        [&c](const ac::Base& base, uint64_t /*seed*/, const std::string& name) {
                          return ApplyToBase(c, base, name);
                        }});

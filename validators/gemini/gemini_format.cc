@@ -61,6 +61,19 @@ std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& contex
 
 namespace {
 
+// I-F9: a run never passes silently on checks that did not run.
+void ReportUnchecked(const ValidateContext& context, DiagnosticSink& sink) {
+  using namespace rules;
+  const std::string why = context.companions.empty()
+                              ? "no frontend IR was given"
+                              : "no usable frontend IR was among the companions";
+  sink.Report(kFrontendUnchecked, Location{},
+              Str(why, ", so ", kFrontendLayer.id, ", ", kFrontendLayerType.id, ", ",
+                  kTileReceptiveField.id, ", ", kTilePadding.id, ", ", kWorkloadShape.id,
+                  " and the act_mini_tile formula of ", kTileMiniTile.id, " did not run (",
+                  kTileWindow.id, " checked the tiles without it); name it with --frontend FILE"));
+}
+
 // A frontend IR validated as an input of its own.
 void ValidateFrontendDocument(const InputBuffer& input, const ValidateContext& context,
                               DiagnosticSink& sink) {
@@ -126,7 +139,9 @@ class GeminiFormatImpl final : public Format {
       return;
     }
     const auto frontend = LoadFrontend(context, sink);
-    DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
+    const auto ir =
+        DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
+    if (ir && !frontend) ReportUnchecked(context, sink);
   }
 
   // A summary per core: workloads with their layer, range, time, and the

@@ -45,11 +45,16 @@ DiagnosticSink ValidateText(const std::string& text, bool with_frontend = true,
 
 using ::accelcheck::test::Describe;
 
+// Without its frontend the example reports only that the checks needing it
+// did not run (I-F9), a note in both profiles.
 TEST(GeminiRules, TheExampleConforms) {
-  for (bool with_frontend : {false, true}) {
-    const DiagnosticSink sink = ValidateText(ExampleIr().dump(3), with_frontend, /*strict=*/true);
-    EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
-  }
+  const DiagnosticSink sink = ValidateText(ExampleIr().dump(3), true, /*strict=*/true);
+  EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+  const DiagnosticSink alone = ValidateText(ExampleIr().dump(3), false, /*strict=*/true);
+  ASSERT_EQ(alone.diagnostics().size(), 1u) << Describe(alone);
+  EXPECT_EQ(alone.diagnostics()[0].rule, &rules::kFrontendUnchecked);
+  EXPECT_EQ(alone.diagnostics()[0].severity, Severity::kNote);
+  EXPECT_EQ(alone.error_count() + alone.warning_count(), 0u);
 }
 
 // Every rule of the table has a negative case in the conformance suite
@@ -102,7 +107,8 @@ void ExpectMutation(const Case& c, bool with_frontend = true) {
 }
 
 // Nothing but the rule under test, in the strict profile: the mutation
-// breaks that invariant alone.
+// breaks that invariant alone (without the frontend, beside the note that
+// the checks needing it did not run).
 void ExpectOnly(const Case& c, bool with_frontend) {
   SCOPED_TRACE(std::string(c.rule->id));
   json ir = ExampleIr();
@@ -110,6 +116,7 @@ void ExpectOnly(const Case& c, bool with_frontend) {
   const DiagnosticSink sink = ValidateText(ir.dump(3), with_frontend, /*strict=*/true);
   ASSERT_FALSE(sink.diagnostics().empty()) << "expected " << c.rule->id;
   for (const Diagnostic& d : sink.diagnostics()) {
+    if (!with_frontend && d.rule == &rules::kFrontendUnchecked) continue;
     EXPECT_EQ(d.rule, c.rule) << Describe(sink);
     EXPECT_EQ(d.location.path.rfind(c.path, 0), 0u) << Describe(sink);
   }
@@ -871,7 +878,7 @@ TEST(GeminiFrontendRules, OutputSizes) {
 
 // Given as --frontend, the same rules run on the frontend and report in it:
 // the member is the frontend file and the offset points into its bytes. The
-// schedule is then checked without it.
+// schedule is then checked without it, and says so.
 TEST(GeminiFrontendRules, AsACompanionTheProblemsAreLocatedInTheFrontend) {
   json fe = ExampleFrontend();
   PoolLayer(fe)["output_shape"][0] = testing::Range4(1, 8, 3, 2);
@@ -890,7 +897,29 @@ TEST(GeminiFrontendRules, AsACompanionTheProblemsAreLocatedInTheFrontend) {
     ASSERT_TRUE(d.location.offset.has_value());
     EXPECT_EQ(text.substr(*d.location.offset, 1), "[") << "the offset of the shape in the frontend";
   }
+  EXPECT_TRUE(sink.Has(rules::kFrontendUnchecked)) << Describe(sink);
   EXPECT_EQ(sink.error_count(), 1u) << Describe(sink);
+}
+
+// I-F9: one note, in every profile, that changes no exit code.
+TEST(GeminiFrontendRules, UncheckedIsANoteThatChangesNoExitCode) {
+  for (const Profile profile : {Profile{}, Profile{.strict = true, .werror = true}}) {
+    DiagnosticSink sink(profile, "example.json");
+    GeminiFormat().Validate(InputBuffer::Copy(AsBytes(ExampleIr().dump())), ValidateContext{},
+                            sink);
+    ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+    const Diagnostic& note = sink.diagnostics()[0];
+    EXPECT_EQ(note.rule, &rules::kFrontendUnchecked);
+    EXPECT_EQ(note.severity, Severity::kNote);
+    EXPECT_NE(note.message.find("--frontend"), std::string::npos) << note.message;
+    EXPECT_NE(note.message.find(rules::kTileReceptiveField.id), std::string::npos);
+    EXPECT_EQ(ExitCodeFor(sink), ExitCode::kConforms);
+  }
+  // A schedule that does not decode says nothing of the checks after decoding.
+  DiagnosticSink broken(Profile{}, "example.json");
+  GeminiFormat().Validate(InputBuffer::Copy(AsBytes(ExampleIr().dump().substr(0, 100))),
+                          ValidateContext{}, broken);
+  EXPECT_FALSE(broken.Has(rules::kFrontendUnchecked)) << Describe(broken);
 }
 
 }  // namespace
