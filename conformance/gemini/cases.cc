@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,6 +34,9 @@ struct Change {
   std::vector<const Rule*> also;  // rules that break together with it
   std::function<std::string(json&)> frontend_change = nullptr;
   bool without_frontend = false;
+  // A change of the IR that finds its place (the first object it can edit)
+  // and returns the JSON pointer to report, instead of `change` and `path`.
+  std::function<std::string(json&)> placed = nullptr;
 };
 
 GenerateOptions BaseOptions() {
@@ -72,6 +76,55 @@ void RenumberWorkload(json& ir, int core, int from, int to) {
   for (auto& [key, value] : ir.items()) {
     if (value.is_array()) visit(visit, value);
   }
+}
+
+// The IR's core keys in numeric order.
+std::vector<std::string> CoreKeys(const json& ir) {
+  std::vector<std::pair<int64_t, std::string>> cores;
+  for (const auto& [key, value] : ir.items()) {
+    if (!key.empty() &&
+        std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) &&
+        key.size() < 10) {
+      cores.emplace_back(std::stoll(key), key);
+    }
+  }
+  std::sort(cores.begin(), cores.end());
+  std::vector<std::string> keys;
+  for (auto& [id, key] : cores) keys.push_back(std::move(key));
+  return keys;
+}
+
+// A workload and its JSON pointer "/<core>/<index>".
+struct Placed {
+  json* workload;
+  std::string path;
+};
+
+// The first workload, in core and list order, that `pick` takes; throws when
+// none does, so that the change declines.
+Placed FirstWorkload(json& ir, const std::function<bool(const json&)>& pick) {
+  for (const std::string& core : CoreKeys(ir)) {
+    json& list = ir.at(core);
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (pick(list[i])) return {&list[i], Str("/", core, "/", i)};
+    }
+  }
+  throw std::invalid_argument("no workload of the kind the change edits");
+}
+
+// A workload's WL0 snapshot under either key (I-S3), empty when null.
+json WlBuffer(const json& w) {
+  const json& wl0 = w.contains("wl0_buffer") ? w.at("wl0_buffer") : w.at("wl1_buffer");
+  return wl0.is_array() ? wl0 : json::array();
+}
+
+// The index of the first element of `list` that `pick` takes, or nothing.
+std::optional<size_t> FirstIndex(const json& list, const std::function<bool(const json&)>& pick) {
+  if (!list.is_array()) return std::nullopt;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (pick(list[i])) return i;
+  }
+  return std::nullopt;
 }
 
 // Core 0's first workload also reads the output of core 1's last one (rows
@@ -221,7 +274,21 @@ std::vector<Change> Table() {
        nullptr,
        {}},
       {&kTopKeys, "/cores", false, [](json& ir) { ir["cores"] = 1; }, nullptr, {}},
-      {&kTopCoreRange, "/1", false, [](json& ir) { ir["xlen"] = 1; }, nullptr, {}},
+      // An idle core one past the mesh.
+      {&kTopCoreRange,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         const std::string core =
+             std::to_string(ir.at("xlen").get<int64_t>() * ir.at("ylen").get<int64_t>());
+         ir[core] = json::array();
+         return "/" + core;
+       }},
       {&kTopParams,
        "/top_batch_cut",
        false,
@@ -252,11 +319,18 @@ std::vector<Change> Table() {
        nullptr,
        {}},
       {&kWorkloadWeight,
-       "/0/0",
+       "",
        false,
-       [](json& ir) { W(ir, "0", 0).erase("weight"); },
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         const Placed at = FirstWorkload(ir, [](const json& w) { return w.contains("weight"); });
+         at.workload->erase("weight");
+         return at.path;
+       }},
       {&kFrontendLayer,
        "/0/0/layer_name",
        true,
@@ -276,18 +350,39 @@ std::vector<Change> Table() {
        },
        nullptr,
        {&kWorkloadWeight}},
+      // One group more than the batch has samples.
       {&kTopBatchCut,
-       "/top_batch_cut",
+       "",
        false,
-       [](json& ir) { ir["top_batch_cut"] = 2; },
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         int64_t batch = 0;
+         for (const std::string& core : CoreKeys(ir)) {
+           for (const json& w : ir.at(core))
+             batch = std::max(batch, w.at("workload").at(1).at(0).get<int64_t>() + 1);
+         }
+         ir["top_batch_cut"] = batch + 1;
+         return std::string("/top_batch_cut");
+       }},
+      // The last workload of the first core skips an id.
       {&kWorkloadContiguous,
-       "/1",
+       "",
        false,
-       [](json& ir) { RenumberWorkload(ir, 1, 1, 2); },
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         const std::string core = CoreKeys(ir).at(0);
+         const int64_t last = ir.at(core).back().at("workload_id").get<int64_t>();
+         RenumberWorkload(ir, std::stoi(core), static_cast<int>(last), static_cast<int>(last) + 1);
+         return "/" + core;
+       }},
       // An id out of order is also one out of place (I-W1).
       {&kWorkloadOrder,
        "/0/1/workload_id",
@@ -307,14 +402,23 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The second tile computes the first one's ofmap again.
       {&kTilePartition,
-       "/0/0/tile_info/tile_num_1",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {&kTileWindow},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["tile_info"]["tile_num_1"]["ofmap_lower"][2] = 0;
-       },
-       nullptr,
-       {&kTileWindow}},
+         const Placed at = FirstWorkload(
+             ir, [](const json& w) { return w.at("tile_info").contains("tile_num_1"); });
+         json& tiles = (*at.workload)["tile_info"];
+         tiles["tile_num_1"]["ofmap_lower"] = tiles["tile_num_0"]["ofmap_lower"];
+         tiles["tile_num_1"]["ofmap_upper"] = tiles["tile_num_0"]["ofmap_upper"];
+         return at.path + "/tile_info/tile_num_1";
+       }},
       {&kTileReceptiveField,
        "/0/0/tile_info/tile_num_1",
        true,
@@ -333,14 +437,33 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The first padded tile loses its padding on one side.
       {&kTilePadding,
-       "/0/0/tile_info/tile_num_0",
+       "",
        true,
-       [](json& ir) {
-         W(ir, "0", 0)["tile_info"]["tile_num_0"]["tile_padding_tblr"][0] = 0;
-       },
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         const auto padded = [](const json& tile) {
+           return FirstIndex(tile.at("tile_padding_tblr"),
+                             [](const json& p) { return p.get<int64_t>() > 0; });
+         };
+         const Placed at = FirstWorkload(ir, [&](const json& w) {
+           for (const auto& [key, tile] : w.at("tile_info").items())
+             if (padded(tile)) return true;
+           return false;
+         });
+         for (auto& [key, tile] : (*at.workload)["tile_info"].items()) {
+           if (const auto side = padded(tile)) {
+             tile["tile_padding_tblr"][*side] = 0;
+             return at.path + "/tile_info/" + key;
+           }
+         }
+         throw std::invalid_argument("no padded tile");
+       }},
       {&kTileMiniTile,
        "/0/0/tile_info/tile_num_0",
        false,
@@ -369,14 +492,28 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // Half the alignment, on channels that fill both, so the size holds.
       {&kSizeLayout,
-       "/0/0/ifmap/0",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["ifmap"][0]["align"] = 4;
-       },
-       nullptr,
-       {}},
+         const auto whole = [](const json& f) {
+           const int64_t channels =
+               f.at("upper").at(1).get<int64_t>() - f.at("lower").at(1).get<int64_t>() + 1;
+           return channels % 8 == 0;
+         };
+         const Placed at = FirstWorkload(
+             ir, [&](const json& w) { return FirstIndex(w.at("ifmap"), whole).has_value(); });
+         const size_t f = *FirstIndex(at.workload->at("ifmap"), whole);
+         json& align = (*at.workload)["ifmap"][f]["align"];
+         align = align.get<int64_t>() / 2;
+         return Str(at.path, "/ifmap/", f);
+       }},
       {&kSizeFmap,
        "/0/0/ifmap/0/size",
        false,
@@ -578,14 +715,23 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The tensor holding the first workload's ifmap no longer says so.
       {&kBufferCurWlIfmap,
-       "/0/0/ifmap/0",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["buffer"][1]["cur_wl_ifmap"] = false;
-       },
-       nullptr,
-       {}},
+         const auto holds = [](const json& e) { return e.value("cur_wl_ifmap", false); };
+         const Placed at = FirstWorkload(
+             ir, [&](const json& w) { return FirstIndex(w.at("buffer"), holds).has_value(); });
+         (*at.workload)["buffer"][*FirstIndex(at.workload->at("buffer"), holds)]["cur_wl_ifmap"] =
+             false;
+         return at.path;
+       }},
       {&kBufferSources,
        "/0/0/buffer/1/source/1",
        false,
@@ -594,14 +740,25 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // A weight copied from L2 claims to stream from DRAM.
       {&kBufferLiveness,
-       "/0/0/weight",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["wl0_buffer"][0]["source"] = "DDR";
-       },
-       nullptr,
-       {}},
+         const auto core = [](const json& e) { return e.value("source", "") == "CORE"; };
+         const Placed at = FirstWorkload(ir, [&](const json& w) {
+           return w.contains("weight") && FirstIndex(WlBuffer(w), core).has_value();
+         });
+         json& wl0 =
+             (*at.workload)[at.workload->contains("wl0_buffer") ? "wl0_buffer" : "wl1_buffer"];
+         wl0[*FirstIndex(wl0, core)]["source"] = "DDR";
+         return at.path + "/weight";
+       }},
       // Transfer 4 is listed in conv_0's input tensor, then in conv_1's merged
       // one: the data would move between tensors with no transfer.
       {&kBufferForwardLifetime,
@@ -636,14 +793,22 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The first WL0 entry ends off the 8-byte grid.
       {&kWl0Capacity,
-       "/0/0/wl0_buffer/0/size",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["wl0_buffer"][0]["size"] = 840;
-       },
-       nullptr,
-       {}},
+         const Placed at = FirstWorkload(ir, [](const json& w) { return !WlBuffer(w).empty(); });
+         const std::string key = at.workload->contains("wl0_buffer") ? "wl0_buffer" : "wl1_buffer";
+         json& size = (*at.workload)[key][0]["size"];
+         size = size.get<int64_t>() - 4;
+         return Str(at.path, "/", key, "/0");
+       }},
       // Core 0 starts by reading core 1's last output, which needs core 0's.
       {&kScheduleDeadlock, "", false, ReadCore1OutputFirst, nullptr, {}},
       // The same, but core 1's conv_1 no longer reads core 0's conv_0: no
@@ -818,19 +983,29 @@ const std::vector<Change>& Changes() {
 // objects they edit (core "0", its first workload, ...): on an IR without
 // them they throw, or edit something else, which the check of the result
 // then rejects.
-ac::OrDeclined<std::string> Changed(const std::string& text, const Change& c) {
+// The changed text and the pointer to report.
+struct ChangedText {
+  std::string text;
+  std::string path;
+};
+
+ac::OrDeclined<ChangedText> Changed(const std::string& text, const Change& c) {
   const auto lacks = [&](const std::string& what) {
     return ac::Declined{Str("cannot break ", c.rule->id,
                             " in this IR: it lacks what the change edits (", what, ")")};
   };
   try {
-    std::string changed = text;
+    ChangedText changed{text, c.path};
     if (c.text_change) {
-      c.text_change(changed);
+      c.text_change(changed.text);
     } else {
       json ir = json::parse(text);
-      c.change(ir);
-      changed = ir.dump();
+      if (c.placed) {
+        changed.path = c.placed(ir);
+      } else {
+        c.change(ir);
+      }
+      changed.text = ir.dump();
     }
     return changed;
   } catch (const std::exception& e) {
@@ -879,10 +1054,12 @@ ac::OrDeclined<ac::Mutated> ApplyToBase(const Change& c, const ac::Base& base,
   }
   // I-F9: the same schedule, without the frontend it was given.
   if (c.without_frontend) return ac::Mutated{{{name, bytes}}, {}, c.path};
-  ac::OrDeclined<std::string> changed = Changed(std::string(bytes.begin(), bytes.end()), c);
+  ac::OrDeclined<ChangedText> changed = Changed(std::string(bytes.begin(), bytes.end()), c);
   if (auto* declined = std::get_if<ac::Declined>(&changed)) return std::move(*declined);
-  const std::string& text = std::get<std::string>(changed);
-  ac::Mutated result{{{name, std::vector<uint8_t>(text.begin(), text.end())}}, {}, c.path};
+  const ChangedText& result_text = std::get<ChangedText>(changed);
+  const std::string& text = result_text.text;
+  ac::Mutated result{
+      {{name, std::vector<uint8_t>(text.begin(), text.end())}}, {}, result_text.path};
   if (c.with_frontend) {
     for (const ac::NamedFile& companion : base.companions)
       result.companions.push_back(companion.name);
