@@ -112,10 +112,52 @@ Placed FirstWorkload(json& ir, const std::function<bool(const json&)>& pick) {
   throw std::invalid_argument("no workload of the kind the change edits");
 }
 
-// A workload's WL0 snapshot under either key (I-S3), empty when null.
+// The key of a workload's WL0 snapshot: either dialect's (I-S3).
+std::string WlKey(const json& w) { return w.contains("wl1_buffer") ? "wl1_buffer" : "wl0_buffer"; }
+
+// A workload's WL0 snapshot, empty when null.
 json WlBuffer(const json& w) {
-  const json& wl0 = w.contains("wl0_buffer") ? w.at("wl0_buffer") : w.at("wl1_buffer");
+  const json& wl0 = w.at(WlKey(w));
   return wl0.is_array() ? wl0 : json::array();
+}
+
+// A tile of a placed workload and its pointer.
+struct PlacedTile {
+  json* tile;
+  std::string path;
+};
+
+// The first tile, in workload and tile order, that `pick` takes.
+PlacedTile FirstTile(json& ir, const std::function<bool(const json&)>& pick) {
+  std::string key;
+  const Placed at = FirstWorkload(ir, [&](const json& w) {
+    const json& tiles = w.at("tile_info");
+    for (size_t t = 0; tiles.contains(Str("tile_num_", t)); ++t) {
+      if (pick(tiles.at(Str("tile_num_", t)))) {
+        key = Str("tile_num_", t);
+        return true;
+      }
+    }
+    return false;
+  });
+  return {&(*at.workload)["tile_info"][key], Str(at.path, "/tile_info/", key)};
+}
+
+// A tile whose ifmap starts at row 0 with padding above, and spans rows.
+bool PaddedAbove(const json& tile) {
+  return tile.at("tile_padding_tblr").at(0).get<int64_t>() > 0 &&
+         tile.at("ifmap_lower").at(2).get<int64_t>() == 0 &&
+         tile.at("ifmap_upper").at(2).get<int64_t>() > 0;
+}
+
+// Moves L2 tensor `tensor_id` of `core` to `address` in every snapshot that
+// holds it, so that it keeps one address (I-B4).
+void MoveTensor(json& ir, const std::string& core, const json& tensor_id, int64_t address) {
+  for (json& w : ir.at(core)) {
+    for (json& entry : w.at("buffer")) {
+      if (entry.at("tensor_id") == tensor_id) entry["address"] = address;
+    }
+  }
 }
 
 // The index of the first element of `list` that `pick` takes, or nothing.
@@ -296,11 +338,18 @@ std::vector<Change> Table() {
        nullptr,
        {}},
       {&kWorkloadBufferKey,
-       "/0/0",
+       "",
        false,
-       [](json& ir) { W(ir, "0", 0).erase("wl0_buffer"); },
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         const Placed at = FirstWorkload(ir, [](const json&) { return true; });
+         at.workload->erase(WlKey(*at.workload));
+         return at.path;
+       }},
       {&kWorkloadWl1Dialect,
        "/0/0/wl1_buffer",
        false,
@@ -392,16 +441,23 @@ std::vector<Change> Table() {
        },
        nullptr,
        {&kWorkloadContiguous}},
+      // The first workload's last tile is numbered one past its place.
       {&kTileKeys,
-       "/0/0/tile_info",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         json& tiles = W(ir, "0", 0)["tile_info"];
-         tiles["tile_num_2"] = tiles["tile_num_1"];
-         tiles.erase("tile_num_1");
-       },
-       nullptr,
-       {}},
+         const Placed at = FirstWorkload(ir, [](const json&) { return true; });
+         json& tiles = (*at.workload)["tile_info"];
+         const size_t last = tiles.size() - 1;
+         tiles[Str("tile_num_", last + 1)] = tiles.at(Str("tile_num_", last));
+         tiles.erase(Str("tile_num_", last));
+         return at.path + "/tile_info";
+       }},
       // The second tile computes the first one's ofmap again.
       {&kTilePartition,
        "",
@@ -419,24 +475,35 @@ std::vector<Change> Table() {
          tiles["tile_num_1"]["ofmap_upper"] = tiles["tile_num_0"]["ofmap_upper"];
          return at.path + "/tile_info/tile_num_1";
        }},
+      // The first tile padded above reads from row 1 instead of 0.
       {&kTileReceptiveField,
-       "/0/0/tile_info/tile_num_1",
+       "",
        true,
-       [](json& ir) {
-         json& lower = W(ir, "0", 0)["tile_info"]["tile_num_1"]["ifmap_lower"];
-         lower[2] = lower[2].get<int64_t>() + 1;
-       },
        nullptr,
-       {}},
-      // Without the frontend: the second tile's window starts a row late.
-      {&kTileWindow,
-       "/0/0/tile_info/tile_num_1",
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["tile_info"]["tile_num_1"]["ifmap_lower"][2] = 2;
-       },
+         const PlacedTile at = FirstTile(ir, PaddedAbove);
+         (*at.tile)["ifmap_lower"][2] = 1;
+         return at.path;
+       }},
+      // The same without the frontend: padding above a window that does not
+      // start at row 0.
+      {&kTileWindow,
+       "",
+       false,
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         const PlacedTile at = FirstTile(ir, PaddedAbove);
+         (*at.tile)["ifmap_lower"][2] = 1;
+         return at.path;
+       }},
       // The first padded tile loses its padding on one side.
       {&kTilePadding,
        "",
@@ -465,13 +532,19 @@ std::vector<Change> Table() {
          throw std::invalid_argument("no padded tile");
        }},
       {&kTileMiniTile,
-       "/0/0/tile_info/tile_num_0",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["tile_info"]["tile_num_0"]["loop_order"] = "KNHH";
-       },
-       nullptr,
-       {}},
+         const PlacedTile at =
+             FirstTile(ir, [](const json& tile) { return tile.contains("loop_order"); });
+         (*at.tile)["loop_order"] = "KNHH";
+         return at.path;
+       }},
       // Core 1's conv_1 reaches row 8 of an 8-row output; its last tile and
       // that tile's padding follow, so the tiles stay consistent.
       {&kWorkloadShape,
@@ -523,13 +596,19 @@ std::vector<Change> Table() {
        nullptr,
        {}},
       {&kSizeWeight,
-       "/0/0/weight/size",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["weight"]["size"] = W(ir, "0", 0)["weight"]["size"].get<int64_t>() + 8;
-       },
-       nullptr,
-       {}},
+         const Placed at = FirstWorkload(ir, [](const json& w) { return w.contains("weight"); });
+         json& size = (*at.workload)["weight"]["size"];
+         size = size.get<int64_t>() + 8;
+         return at.path + "/weight/size";
+       }},
       {&kSizeOfmap,
        "/0/0/ofmap/0/size",
        false,
@@ -552,12 +631,22 @@ std::vector<Change> Table() {
        [](json& ir) { ir["-1"]["out"][1]["transfer_id"] = ir["-1"]["out"][0]["transfer_id"]; },
        nullptr,
        {}},
+      // The first store names the layer of another workload than its producer.
       {&kTransferDramIn,
-       "/-1/in/0",
+       "",
        false,
-       [](json& ir) { ir["-1"]["in"][0]["upper"][3] = 2; },
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       [](json& ir) {
+         json& in = ir.at("-1").at("in").at(0);
+         const Placed other = FirstWorkload(
+             ir, [&](const json& w) { return w.at("layer_name") != in.at("layer_name"); });
+         in["layer_name"] = other.workload->at("layer_name");
+         return std::string("/-1/in/0");
+       }},
       {&kTransferRelated,
        "/-1/in/0/related_ofmap",
        false,
@@ -651,14 +740,23 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The first workload's last tensor moves past the L2, in every
+      // snapshot that holds it.
       {&kBufferAddress,
-       "/0/0/buffer/1/address",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["buffer"][1]["address"] = ir["buffersize"];
-       },
-       nullptr,
-       {}},
+         const std::string core = CoreKeys(ir).at(0);
+         const size_t last = ir.at(core).at(0).at("buffer").size() - 1;
+         const json tensor = ir.at(core).at(0).at("buffer").at(last).at("tensor_id");
+         MoveTensor(ir, core, tensor, ir.at("buffersize").get<int64_t>());
+         return Str("/", core, "/0/buffer/", last, "/address");
+       }},
       {&kBufferAlign,
        "/0/0/buffer/1",
        false,
@@ -777,22 +875,39 @@ std::vector<Change> Table() {
        },
        nullptr,
        {}},
+      // The first store entry names a layer other than its producer's.
       {&kBufferOfmapEntry,
-       "/0/1/buffer/2/layer_name",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 1)["buffer"][2]["layer_name"] = "conv_0";
-       },
-       nullptr,
-       {}},
+         const auto store = [](const json& e) { return e.at("type") == "ofmap"; };
+         const Placed at = FirstWorkload(
+             ir, [&](const json& w) { return FirstIndex(w.at("buffer"), store).has_value(); });
+         const size_t e = *FirstIndex(at.workload->at("buffer"), store);
+         json& layer = (*at.workload)["buffer"][e]["layer_name"];
+         layer = layer.get<std::string>() + "_other";
+         return Str(at.path, "/buffer/", e, "/layer_name");
+       }},
+      // The first WL0 entry, twice.
       {&kWl0Overlap,
-       "/0/0/wl0_buffer/1",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)["wl0_buffer"].push_back(W(ir, "0", 0)["wl0_buffer"][0]);
-       },
-       nullptr,
-       {}},
+         const Placed at = FirstWorkload(ir, [](const json& w) { return !WlBuffer(w).empty(); });
+         json& wl0 = (*at.workload)[WlKey(*at.workload)];
+         wl0.push_back(wl0[0]);
+         return Str(at.path, "/", WlKey(*at.workload), "/", wl0.size() - 1);
+       }},
       // The first WL0 entry ends off the 8-byte grid.
       {&kWl0Capacity,
        "",
