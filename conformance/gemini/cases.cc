@@ -757,24 +757,43 @@ std::vector<Change> Table() {
          MoveTensor(ir, core, tensor, ir.at("buffersize").get<int64_t>());
          return Str("/", core, "/0/buffer/", last, "/address");
        }},
+      // The first snapshot's last tensor moves 4 bytes up, in every
+      // snapshot that holds it.
       {&kBufferAlign,
-       "/0/0/buffer/1",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)
-         ["buffer"][1]["address"] = W(ir, "0", 0)["buffer"][1]["address"].get<int64_t>() + 4;
-       },
-       nullptr,
-       {}},
+         const std::string core = CoreKeys(ir).at(0);
+         const json& buffer = ir.at(core).at(0).at("buffer");
+         const size_t last = buffer.size() - 1;
+         MoveTensor(ir, core, buffer.at(last).at("tensor_id"),
+                    buffer.at(last).at("address").get<int64_t>() + 4);
+         return Str("/", core, "/0/buffer/", last);
+       }},
+      // The first snapshot's last tensor moves onto its first, in every
+      // snapshot that holds it.
       {&kBufferOverlap,
-       "/0/0/buffer/1",
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
        false,
        [](json& ir) {
-         W(ir, "0", 0)
-         ["buffer"][1]["address"] = W(ir, "0", 0)["buffer"][1]["address"].get<int64_t>() - 8;
-       },
-       nullptr,
-       {}},
+         const std::string core = CoreKeys(ir).at(0);
+         const json& buffer = ir.at(core).at(0).at("buffer");
+         const size_t last = buffer.size() - 1;
+         if (last == 0) throw std::invalid_argument("one tensor in the first snapshot");
+         MoveTensor(ir, core, buffer.at(last).at("tensor_id"),
+                    buffer.at(0).at("address").get<int64_t>());
+         return Str("/", core, "/0/buffer");
+       }},
       // Core 0's store entry ends 64 bytes past the ring end; the weight
       // moves up to leave the wrapped bytes free.
       {&kBufferWrap,
