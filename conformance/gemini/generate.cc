@@ -602,6 +602,16 @@ void Scheduler::WriteFrontend(std::ostream& out) const {
   const auto shape = [&](int64_t c, int64_t h, int64_t w) {
     return Str("[", o_.batch, ",", c, ",", h, ",", w, "]");
   };
+  // next_layer mirrors previous_layer; the last layer feeds the network output.
+  std::vector<std::string> next(layers_.size());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    for (const int operand : Operands(layers_[i])) {
+      if (operand < 0) continue;
+      std::string& list = next[static_cast<size_t>(operand)];
+      const std::string name = Str("\"", Name(static_cast<int>(i)), "\"");
+      if (list.find(name) == std::string::npos) list += (list.empty() ? "" : ",") + name;
+    }
+  }
   out << "{";
   for (size_t i = 0; i < layers_.size(); ++i) {
     const Layer& l = layers_[i];
@@ -610,6 +620,8 @@ void Scheduler::WriteFrontend(std::ostream& out) const {
     const std::string output =
         Str("],\"output_shape\":[", shape(l.channels, l.height, l.width), "]");
     const std::string previous = l.input < 0 ? std::string("input1") : Name(l.input);
+    const std::string links =
+        Str(",\"next_layer\":[", next[i].empty() ? std::string("\"output1\"") : next[i], "]}");
     out << (i ? "," : "") << "\"" << Name(index) << "\":{\"layer_index\":" << index
         << ",\"name\":\"" << Name(index) << "\",";
     switch (l.op) {
@@ -618,29 +630,30 @@ void Scheduler::WriteFrontend(std::ostream& out) const {
             << InChannels(l) << ",3,3]" << output
             << ",\"kernel_size\":[3,3],\"stride\":[1,1],\"padding\":[1,1,1,1],\"previous_layer\":["
                "\""
-            << previous << "\",\"constant_" << index << "\"]}";
+            << previous << "\",\"constant_" << index << "\"]" << links;
         break;
       case Op::kMaxPool:
       case Op::kAvgPool:
         out << "\"operation\":\"" << (l.op == Op::kMaxPool ? "max_pool2d" : "avg_pool2d")
             << "\",\"input_shape\":[" << in << output
             << ",\"pool_size\":[3,3],\"stride\":[1,1],\"padding\":[1,1,1,1],\"previous_layer\":[\""
-            << previous << "\"]}";
+            << previous << "\"]" << links;
         break;
       case Op::kAdd:
         out << "\"operation\":\"element_wise_add\",\"input_shape\":[" << in << "," << in << output
-            << ",\"previous_layer\":[\"" << previous << "\",\"" << Name(l.residual) << "\"]}";
+            << ",\"previous_layer\":[\"" << previous << "\",\"" << Name(l.residual) << "\"]"
+            << links;
         break;
       case Op::kGap:
         out << "\"operation\":\"avg_pool2d\",\"input_shape\":[" << in << output
             << ",\"pool_size\":[" << l.in_height << "," << l.in_width
             << "],\"stride\":[1,1],\"padding\":[0,0,0,0],\"previous_layer\":[\"" << previous
-            << "\"]}";
+            << "\"]" << links;
         break;
       case Op::kDense:
         out << "\"operation\":\"dense\",\"input_shape\":[" << in << ",[" << l.channels << ","
             << InChannels(l) << ",1,1]" << output << ",\"previous_layer\":[\"" << previous
-            << "\",\"constant_" << index << "\"]}";
+            << "\",\"constant_" << index << "\"]" << links;
         break;
     }
   }

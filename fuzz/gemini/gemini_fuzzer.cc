@@ -1,4 +1,5 @@
-// libFuzzer target for the Gemini scheduler IR validator over raw JSON bytes.
+// libFuzzer target for the Gemini scheduler IR validator and the frontend IR
+// rules over raw JSON bytes.
 //
 // Oracles besides the sanitizers: every diagnostic names a rule of the
 // tables, none is an internal error, and a schedule that validates runs
@@ -32,5 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto ir = gemini::DecodeAndValidate(bytes, context, nullptr, sink);
   CheckDiagnostics(sink);
   if (ir && sink.blocking_count() == 0) (void)gemini::Simulate(*ir, gemini::SimulateOptions{});
+  DiagnosticSink frontend_sink(Profile{}, "fuzz-input");
+  (void)gemini::ParseFrontend(bytes, context, frontend_sink);
+  CheckDiagnostics(frontend_sink);
   return 0;
 }

@@ -26,7 +26,7 @@ std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& front
   context.deadline = options.deadline;
   if (!frontend_path.empty()) {
     context.companions.push_back(frontend_path);
-    loaded.frontend = LoadFrontend(context.companions, options.limits, sink);
+    loaded.frontend = LoadFrontend(context, sink);
     if (!loaded.frontend) return std::nullopt;
   }
   auto ir = DecodeAndValidate(buffer->bytes(), context,

@@ -121,7 +121,8 @@ std::vector<Input> TensilCorpus() {
 
 // Every scheduler IR with its frontend IR:
 // int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json has
-// frontend_ir/int8_resnet34.sim_quantized_b16.json.
+// frontend_ir/int8_resnet34.sim_quantized_b16.json; and every frontend IR
+// alone, which the frontend rules' cases change.
 std::vector<Input> GeminiCorpus() {
   const fs::path dir = CorpusDir() / "gemini";
   std::vector<Input> inputs;
@@ -131,6 +132,8 @@ std::vector<Input> GeminiCorpus() {
         dir / "frontend_ir" / (name.substr(0, name.find("_c1_bw16_stschedule.json")) + ".json");
     inputs.push_back(OnDisk("gemini", ir, {frontend}));
   }
+  for (const fs::path& frontend : FilesIn(dir / "frontend_ir", ".json"))
+    inputs.push_back(OnDisk("gemini", frontend, {}, "frontend__"));
   return inputs;
 }
 

@@ -99,5 +99,42 @@ TEST_F(CompanionsTest, ACompanionAnyInputReadsIsUsed) {
   EXPECT_EQ(report["files"].size(), 2u) << report.dump(1);
 }
 
+// A frontend IR given with --frontend is checked by its own rules: a broken
+// one fails the run with its problems located in it (the member), and the
+// schedule, checked without it, says which checks did not run.
+TEST_F(CompanionsTest, AFrontendCompanionIsCheckedAndItsProblemsAreLocatedInIt) {
+  const std::string ir = dir_.Write("ir.json", Text(gemini::CaseBaseIr()));
+  json frontend = json::parse(gemini::CaseBaseFrontend());
+  frontend.begin().value()["stride"] = {0, 0};
+  const std::string bad = dir_.Write("bad.frontend.json", Text(frontend.dump()));
+  const json report = ValidateJson({ir, "--frontend", bad}, 1);
+  ASSERT_EQ(report["files"].size(), 1u) << report.dump(1);
+  EXPECT_EQ(RulesOf(report, ir),
+            (std::vector<std::string>{"gemini.frontend.range", "gemini.frontend.unchecked"}))
+      << report.dump(1);
+  const json& range = report["files"][0]["diagnostics"][0];
+  EXPECT_EQ(range["member"], bad);
+  EXPECT_EQ(range["path"], "/" + frontend.begin().key() + "/stride");
+  EXPECT_EQ(frontend.dump().substr(range["offset"].get<size_t>(), 5), "[0,0]");
+}
+
+// Without --frontend the schedule conforms, with a note that changes no exit
+// code, whatever the profile.
+TEST_F(CompanionsTest, AScheduleWithoutItsFrontendConformsWithANote) {
+  const std::string ir = dir_.Write("ir.json", Text(gemini::CaseBaseIr()));
+  for (const std::vector<std::string>& profile :
+       {std::vector<std::string>{}, std::vector<std::string>{"--strict", "--werror"}}) {
+    std::vector<std::string> args = profile;
+    args.push_back(ir);
+    const json report = ValidateJson(args, 0);
+    EXPECT_EQ(RulesOf(report, ir), std::vector<std::string>{"gemini.frontend.unchecked"})
+        << report.dump(1);
+    EXPECT_EQ(report["files"][0]["diagnostics"][0]["severity"], "note");
+  }
+  const std::string frontend = dir_.Write("frontend.json", Text(gemini::CaseBaseFrontend()));
+  const json report = ValidateJson({ir, "--frontend", frontend}, 0);
+  EXPECT_EQ(RulesOf(report, ir), std::vector<std::string>{}) << report.dump(1);
+}
+
 }  // namespace
 }  // namespace accelcheck::testing

@@ -63,6 +63,22 @@ TEST_F(DirectoryRunTest, ADamagedFileOfAKnownFormatIsValidatedNotSkipped) {
   }
 }
 
+// A frontend IR in a directory is validated by the frontend rules, as the
+// gemini format, rather than skipped; a broken one fails the run.
+TEST_F(DirectoryRunTest, AFrontendIrIsValidatedNotSkipped) {
+  dir_.Write("net.frontend.json", Text(gemini::CaseBaseFrontend()));
+  json report = ValidateJson({dir_.path().string()}, 0);
+  EXPECT_EQ(FileNamed(report, "net.frontend.json")["format"], "gemini") << report.dump(1);
+  EXPECT_EQ(FileNamed(report, "net.frontend.json")["outcome"], "conforms") << report.dump(1);
+  json frontend = json::parse(gemini::CaseBaseFrontend());
+  frontend.begin().value()["name"] = "renamed";
+  dir_.Write("net.frontend.json", Text(frontend.dump()));
+  report = ValidateJson({dir_.path().string()}, 1);
+  const json file = FileNamed(report, "net.frontend.json");
+  EXPECT_EQ(file["outcome"], "errors") << report.dump(1);
+  EXPECT_EQ(file["diagnostics"][0]["rule"], "gemini.frontend.name") << report.dump(1);
+}
+
 TEST_F(DirectoryRunTest, OtherFilesAreSkippedWithTheirReason) {
   dir_.Write("valid.pte", Program());
   dir_.Write("empty.bin", {});

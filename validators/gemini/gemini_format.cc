@@ -11,8 +11,8 @@
 
 namespace accelcheck::gemini {
 
-std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
-                                     const Limits& limits, DiagnosticSink& sink) {
+std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticSink& sink) {
+  const std::vector<std::string>& companions = context.companions;
   if (companions.empty()) return std::nullopt;
   // The first companion that looks like a frontend IR; a lone companion is
   // read as one whatever it holds, so that a broken frontend gets its reason.
@@ -20,7 +20,8 @@ std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
   std::string error;
   std::optional<InputBuffer> buffer;
   for (const std::string& companion : companions) {
-    std::optional<InputBuffer> candidate = ReadFileLimited(companion, limits.max_file_size, &error);
+    std::optional<InputBuffer> candidate =
+        ReadFileLimited(companion, context.limits.max_file_size, &error);
     if (candidate && LooksLikeFrontend(candidate->bytes())) {
       path = companion;
       buffer = std::move(candidate);
@@ -28,38 +29,83 @@ std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
     }
   }
   if (!buffer && companions.size() > 1) return std::nullopt;
-  if (!buffer) buffer = ReadFileLimited(path, limits.max_file_size, &error);
+  if (!buffer) buffer = ReadFileLimited(path, context.limits.max_file_size, &error);
   if (!buffer) {
     sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path},
                 Str("frontend IR ", Quoted(path), " cannot be used: ", error));
     return std::nullopt;
   }
+  // The frontend's own rules, each problem located in the frontend file, not
+  // in the scheduler IR that names it.
   DiagnosticSink problems(Profile{}, path);
-  if (auto frontend = ParseFrontend(buffer->bytes(), limits, problems)) return frontend;
-  if (problems.diagnostics().empty()) return std::nullopt;  // beyond --max-diagnostics 0
-  // The first problem, located in the frontend file; a limit stays a limit.
-  const Diagnostic& first = problems.diagnostics().front();
-  Location where = first.location;
-  where.member = path;
-  const bool limit = first.rule->category == Category::kLimit;
-  sink.Report(limit ? *first.rule : core_rules::kIoRead, std::move(where),
-              Str("frontend IR ", Quoted(path), " cannot be used: ", first.message));
-  return std::nullopt;
+  std::optional<Frontend> frontend = ParseFrontend(buffer->bytes(), context, problems);
+  PinJsonLocations(buffer->bytes(), "", context.limits, problems.MutableDiagnostics());
+  for (const Diagnostic& d : problems.diagnostics()) {
+    Location where = d.location;
+    where.member = path;
+    sink.Report(*d.rule, std::move(where), d.message);
+  }
+  return frontend;
 }
 
 std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context,
                                     const Frontend* frontend, DiagnosticSink& sink,
                                     const InputBuffer* input) {
+  const uint64_t before = sink.blocking_count();
   Ir ir;
   if (!DecodeIr(text, context.limits, sink, &ir, input)) return std::nullopt;
   // Type and key problems leave default values behind: no semantics on them.
-  if (sink.blocking_count() == 0) {
+  if (sink.blocking_count() == before) {
     ValidateIr(ir, frontend, context, sink);
   }
   return ir;
 }
 
 namespace {
+
+// I-F9: a run never passes silently on checks that did not run.
+void ReportUnchecked(const ValidateContext& context, DiagnosticSink& sink) {
+  using namespace rules;
+  const std::string why = context.companions.empty()
+                              ? "no frontend IR was given"
+                              : "no usable frontend IR was among the companions";
+  sink.Report(kFrontendUnchecked, Location{},
+              Str(why, ", so ", kFrontendLayer.id, ", ", kFrontendLayerType.id, ", ",
+                  kTileReceptiveField.id, ", ", kTilePadding.id, ", ", kWorkloadShape.id,
+                  " and the act_mini_tile formula of ", kTileMiniTile.id, " did not run (",
+                  kTileWindow.id, " checked the tiles without it); name it with --frontend FILE"));
+}
+
+// A frontend IR validated as an input of its own.
+void ValidateFrontendDocument(const InputBuffer& input, const ValidateContext& context,
+                              DiagnosticSink& sink) {
+  ParseFrontend(input.bytes(), context, sink);
+}
+
+// Its layers in the file's order, with their offsets.
+nlohmann::json InspectFrontend(const InputBuffer& input, const ValidateContext& context,
+                               DiagnosticSink& sink) {
+  Frontend frontend;
+  if (!DecodeFrontend(input.bytes(), context.limits, sink, &frontend)) return nullptr;
+  std::vector<const FrontendLayer*> layers;
+  for (const auto& [name, layer] : frontend.layers) layers.push_back(&layer);
+  std::sort(layers.begin(), layers.end(),
+            [](const FrontendLayer* a, const FrontendLayer* b) { return a->offset < b->offset; });
+  nlohmann::json out = {{"format", "gemini"}, {"document", "frontend"}};
+  nlohmann::json list = nlohmann::json::array();
+  for (const FrontendLayer* layer : layers) {
+    list.push_back({{"name", layer->name},
+                    {"offset", layer->offset},
+                    {"layer_index", layer->index},
+                    {"operation", layer->operation},
+                    {"input_shape", layer->inputs},
+                    {"output_shape", layer->outputs},
+                    {"previous_layer", layer->previous},
+                    {"next_layer", layer->next}});
+  }
+  out["layers"] = std::move(list);
+  return out;
+}
 
 nlohmann::json RangeJson(const Range& r) { return {r.lo, r.hi}; }
 
@@ -79,15 +125,25 @@ class GeminiFormatImpl final : public Format {
 
   std::string_view id() const override { return "gemini"; }
   std::string_view description() const override {
-    return "Gemini scheduler IR (x_stschedule.json), with its frontend IR as companion";
+    return "Gemini scheduler IR (x_stschedule.json) and frontend IR, alone or as the IR's "
+           "companion";
   }
   RuleTable rules() const override { return AllRules(); }
-  bool Detect(ByteView bytes) const override { return LooksLikeIr(bytes); }
+  // Two document kinds, one rule table: the scheduler IR and its frontend IR.
+  bool Detect(ByteView bytes) const override {
+    return LooksLikeIr(bytes) || LooksLikeFrontend(bytes);
+  }
 
   void Validate(const InputBuffer& input, const ValidateContext& context,
                 DiagnosticSink& sink) const override {
-    const auto frontend = LoadFrontend(context.companions, context.limits, sink);
-    DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
+    if (LooksLikeFrontend(input.bytes())) {
+      ValidateFrontendDocument(input, context, sink);
+    } else {
+      const auto frontend = LoadFrontend(context, sink);
+      const auto ir =
+          DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
+      if (ir && !frontend) ReportUnchecked(context, sink);
+    }
     PinJsonLocations(input.bytes(), "", context.limits, sink.MutableDiagnostics(), &input);
   }
 
@@ -95,6 +151,7 @@ class GeminiFormatImpl final : public Format {
   // transfers they read and write, plus the DRAM lists.
   nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
                          DiagnosticSink& sink) const override {
+    if (LooksLikeFrontend(input.bytes())) return InspectFrontend(input, context, sink);
     Ir ir;
     if (!DecodeIr(input.bytes(), context.limits, sink, &ir, &input)) return nullptr;
     nlohmann::json out = {{"format", "gemini"},

@@ -12,12 +12,12 @@ namespace accelcheck::gemini {
 
 const Format& GeminiFormat();
 
-// The frontend IR named among the companions (--data / --frontend), parsed:
-// the first that looks like one, or the only companion. Nothing when none is
-// named; a frontend that cannot be read or parsed is reported to `sink` as
-// core.io.read.
-std::optional<Frontend> LoadFrontend(const std::vector<std::string>& companions,
-                                     const Limits& limits, DiagnosticSink& sink);
+// The frontend IR named among the companions (--data / --frontend), decoded
+// and validated by the frontend rules: the first that looks like one, or the
+// only companion. Nothing when none is named, when it cannot be read
+// (core.io.read) or when it breaks a rule of default severity error; its
+// problems go to `sink` located in the frontend file (Location::member).
+std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticSink& sink);
 
 // Decodes and validates; the decoded IR is returned when decoding succeeded
 // (the executors use it only when the sink holds no blocking diagnostic).

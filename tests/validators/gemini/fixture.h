@@ -20,7 +20,7 @@ namespace accelcheck::gemini::testing {
 // when it does not parse.
 inline std::optional<Frontend> FrontendFrom(const std::string& text, std::string* error) {
   DiagnosticSink sink(Profile{}, "frontend.json");
-  auto frontend = ParseFrontend(AsBytes(text), Limits{}, sink);
+  auto frontend = ParseFrontend(AsBytes(text), ValidateContext{}, sink);
   if (!frontend && !sink.diagnostics().empty()) *error = sink.diagnostics().front().message;
   return frontend;
 }
@@ -242,21 +242,27 @@ inline json ExampleIr() {
 inline json ExampleFrontend() {
   return {
       {"Conv_0",
-       {{"operation", "conv2d"},
+       {{"layer_index", 0},
+        {"name", "Conv_0"},
+        {"operation", "conv2d"},
         {"input_shape", json::array({Range4(1, 8, 4, 4), Range4(8, 8, 3, 3)})},
         {"output_shape", json::array({Range4(1, 8, 4, 4)})},
         {"kernel_size", json::array({3, 3})},
         {"stride", json::array({1, 1})},
         {"padding", json::array({1, 1, 1, 1})},
-        {"previous_layer", json::array({"input1", "constant_0"})}}},
+        {"previous_layer", json::array({"input1", "constant_0"})},
+        {"next_layer", json::array({"Pool_1"})}}},
       {"Pool_1",
-       {{"operation", "max_pool2d"},
+       {{"layer_index", 1},
+        {"name", "Pool_1"},
+        {"operation", "max_pool2d"},
         {"input_shape", json::array({Range4(1, 8, 4, 4)})},
         {"output_shape", json::array({Range4(1, 8, 2, 2)})},
         {"pool_size", json::array({2, 2})},
         {"stride", json::array({2, 2})},
         {"padding", json::array({0, 0, 0, 0})},
-        {"previous_layer", json::array({"Conv_0"})}}},
+        {"previous_layer", json::array({"Conv_0"})},
+        {"next_layer", json::array({"output1"})}}},
   };
 }
 

@@ -45,11 +45,16 @@ DiagnosticSink ValidateText(const std::string& text, bool with_frontend = true,
 
 using ::accelcheck::test::Describe;
 
+// Without its frontend the example reports only that the checks needing it
+// did not run (I-F9), a note in both profiles.
 TEST(GeminiRules, TheExampleConforms) {
-  for (bool with_frontend : {false, true}) {
-    const DiagnosticSink sink = ValidateText(ExampleIr().dump(3), with_frontend, /*strict=*/true);
-    EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
-  }
+  const DiagnosticSink sink = ValidateText(ExampleIr().dump(3), true, /*strict=*/true);
+  EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+  const DiagnosticSink alone = ValidateText(ExampleIr().dump(3), false, /*strict=*/true);
+  ASSERT_EQ(alone.diagnostics().size(), 1u) << Describe(alone);
+  EXPECT_EQ(alone.diagnostics()[0].rule, &rules::kFrontendUnchecked);
+  EXPECT_EQ(alone.diagnostics()[0].severity, Severity::kNote);
+  EXPECT_EQ(alone.error_count() + alone.warning_count(), 0u);
 }
 
 // Every rule of the table has a negative case in the conformance suite
@@ -102,7 +107,8 @@ void ExpectMutation(const Case& c, bool with_frontend = true) {
 }
 
 // Nothing but the rule under test, in the strict profile: the mutation
-// breaks that invariant alone.
+// breaks that invariant alone (without the frontend, beside the note that
+// the checks needing it did not run).
 void ExpectOnly(const Case& c, bool with_frontend) {
   SCOPED_TRACE(std::string(c.rule->id));
   json ir = ExampleIr();
@@ -110,6 +116,7 @@ void ExpectOnly(const Case& c, bool with_frontend) {
   const DiagnosticSink sink = ValidateText(ir.dump(3), with_frontend, /*strict=*/true);
   ASSERT_FALSE(sink.diagnostics().empty()) << "expected " << c.rule->id;
   for (const Diagnostic& d : sink.diagnostics()) {
+    if (!with_frontend && d.rule == &rules::kFrontendUnchecked) continue;
     EXPECT_EQ(d.rule, c.rule) << Describe(sink);
     EXPECT_EQ(d.location.path.rfind(c.path, 0), 0u) << Describe(sink);
   }
@@ -184,15 +191,29 @@ TEST(GeminiRules, FrontendDepthLimit) {
   }
 }
 
-// A frontend that is not JSON cannot be used, and the report says where.
-TEST(GeminiRules, FrontendSyntaxIsAReadError) {
+// A frontend that is not JSON cannot be used, and the report says where:
+// in the frontend file, not in the scheduler IR that names it.
+TEST(GeminiRules, FrontendSyntaxIsReportedInTheFrontend) {
   const auto path = test::ProcessTempPath("broken_frontend.json");
   std::ofstream(path) << "{\"conv\": {\"stride\": [1, }}";
   DiagnosticSink sink(Profile{}, "example.json");
-  LoadFrontend({path.string()}, Limits{}, sink);
+  ValidateContext context;
+  context.companions = {path.string()};
+  EXPECT_FALSE(LoadFrontend(context, sink));
+  ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+  EXPECT_EQ(sink.diagnostics()[0].rule, &rules::kJsonSyntax);
+  EXPECT_EQ(sink.diagnostics()[0].location.offset, 24u);  // the '}' where a value belongs
+  EXPECT_EQ(sink.diagnostics()[0].location.member, path.string());
+}
+
+// A frontend that cannot be read is an I/O error: no verdict.
+TEST(GeminiRules, AnUnreadableFrontendIsAReadError) {
+  DiagnosticSink sink(Profile{}, "example.json");
+  ValidateContext context;
+  context.companions = {test::ProcessTempPath("no_such_frontend.json").string()};
+  EXPECT_FALSE(LoadFrontend(context, sink));
   ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
   EXPECT_EQ(sink.diagnostics()[0].rule, &core_rules::kIoRead);
-  EXPECT_EQ(sink.diagnostics()[0].location.offset, 24u);  // the '}' where a value belongs
 }
 
 TEST(GeminiRules, TopLevelAndStructure) {
@@ -634,6 +655,271 @@ TEST(GeminiRules, SpaceDependencyCycle) {
   EXPECT_EQ(ir.cores[(*cycle)[0].core].id, 0);
   EXPECT_EQ(ir.cores[(*cycle)[1].core].id, 1);
   EXPECT_EQ((*cycle)[1].index, 1u);
+}
+
+}  // namespace
+}  // namespace accelcheck::gemini
+
+namespace accelcheck::gemini {
+namespace {
+
+// The frontend IR rules (I-F), on the example's frontend validated as the
+// file itself: each change gives its rule at its pointer and nothing else.
+DiagnosticSink ValidateFrontendText(const std::string& text) {
+  DiagnosticSink sink(Profile{.strict = true}, "frontend.json");
+  const InputBuffer input = InputBuffer::Copy(AsBytes(text));
+  GeminiFormat().Validate(input, ValidateContext{}, sink);
+  return sink;
+}
+
+json& ConvLayer(json& fe) { return fe["Conv_0"]; }
+json& PoolLayer(json& fe) { return fe["Pool_1"]; }
+
+void ExpectFrontendOnly(const Rule& rule, const std::function<void(json&)>& change,
+                        const std::string& path) {
+  SCOPED_TRACE(std::string(rule.id) + " at " + path);
+  json fe = ExampleFrontend();
+  change(fe);
+  const DiagnosticSink sink = ValidateFrontendText(fe.dump(2));
+  ASSERT_FALSE(sink.diagnostics().empty()) << "expected " << rule.id;
+  for (const Diagnostic& d : sink.diagnostics()) {
+    EXPECT_EQ(d.rule, &rule) << Describe(sink);
+    EXPECT_EQ(d.location.path, path) << Describe(sink);
+    EXPECT_TRUE(d.location.offset.has_value()) << Describe(sink);
+  }
+}
+
+void ExpectFrontendConforms(const std::function<void(json&)>& change) {
+  json fe = ExampleFrontend();
+  change(fe);
+  const DiagnosticSink sink = ValidateFrontendText(fe.dump(2));
+  EXPECT_TRUE(sink.diagnostics().empty()) << fe.dump() << "\n" << Describe(sink);
+}
+
+TEST(GeminiFrontendRules, TheExampleFrontendIsDetectedAndConforms) {
+  const std::string text = ExampleFrontend().dump(3);
+  EXPECT_TRUE(GeminiFormat().Detect(AsBytes(text)));
+  EXPECT_TRUE(LooksLikeFrontend(AsBytes(text)));
+  EXPECT_FALSE(LooksLikeFrontend(AsBytes(ExampleIr().dump(3))));
+  // Layer keys alone do not make a frontend: its values are layer objects.
+  EXPECT_FALSE(LooksLikeFrontend(AsBytes(std::string(R"({"operation": "conv2d"})"))));
+  EXPECT_FALSE(LooksLikeFrontend(AsBytes(std::string(R"({"a\"b": 1, "operation": 2})"))));
+  EXPECT_TRUE(LooksLikeFrontend(AsBytes(std::string(R"({"a\"b" : {"operation": 2}})"))));
+  ExpectFrontendConforms([](json&) {});
+}
+
+TEST(GeminiFrontendRules, TypesAndKeys) {
+  using rules::kFrontendMissingKey;
+  using rules::kFrontendType;
+  ExpectFrontendOnly(
+      kFrontendType, [](json& fe) { ConvLayer(fe)["stride"] = "1"; }, "/Conv_0/stride");
+  ExpectFrontendOnly(
+      kFrontendType,
+      [](json& fe) {
+        ConvLayer(fe)["padding"] = {1, 1};
+      },
+      "/Conv_0/padding");
+  ExpectFrontendOnly(
+      kFrontendType, [](json& fe) { ConvLayer(fe)["input_shape"][1] = "x"; },
+      "/Conv_0/input_shape/1");
+  ExpectFrontendOnly(
+      kFrontendType, [](json& fe) { PoolLayer(fe)["output_shape"] = json::array(); },
+      "/Pool_1/output_shape");
+  ExpectFrontendOnly(
+      kFrontendType, [](json& fe) { PoolLayer(fe)["output_shape"][0] = json::array(); },
+      "/Pool_1/output_shape/0");
+  ExpectFrontendOnly(
+      kFrontendType, [](json& fe) { PoolLayer(fe)["previous_layer"][0] = 0; },
+      "/Pool_1/previous_layer/0");
+  ExpectFrontendOnly(
+      kFrontendType, [](json& fe) { PoolLayer(fe)["ceil_mode"] = "no"; }, "/Pool_1/ceil_mode");
+  ExpectFrontendOnly(
+      kFrontendType, [](json& fe) { fe["Zz_2"] = 3; }, "/Zz_2");
+  ExpectFrontendOnly(
+      kFrontendMissingKey, [](json& fe) { ConvLayer(fe).erase("next_layer"); }, "/Conv_0");
+  ExpectFrontendOnly(
+      kFrontendMissingKey, [](json& fe) { ConvLayer(fe).erase("kernel_size"); }, "/Conv_0");
+  ExpectFrontendOnly(
+      kFrontendMissingKey, [](json& fe) { PoolLayer(fe).erase("padding"); }, "/Pool_1");
+  // The writer's own keys are free, and a pool may say ceil_mode either way.
+  ExpectFrontendConforms([](json& fe) {
+    ConvLayer(fe)["quant_info"] = {{"output_scale", 0.5}};
+    PoolLayer(fe)["ceil_mode"] = false;
+  });
+  ExpectFrontendConforms([](json& fe) { PoolLayer(fe)["ceil_mode"] = 0; });
+  // An empty object is no frontend by content; read as one, it has no layer.
+  DiagnosticSink empty(Profile{}, "frontend.json");
+  EXPECT_FALSE(ParseFrontend(AsBytes(std::string("{}")), ValidateContext{}, empty));
+  EXPECT_TRUE(empty.Has(rules::kFrontendType)) << Describe(empty);
+}
+
+TEST(GeminiFrontendRules, Ranges) {
+  using rules::kFrontendRange;
+  ExpectFrontendOnly(
+      kFrontendRange,
+      [](json& fe) {
+        ConvLayer(fe)["stride"] = {0, 1};
+      },
+      "/Conv_0/stride");
+  ExpectFrontendOnly(
+      kFrontendRange,
+      [](json& fe) {
+        PoolLayer(fe)["padding"] = {0, -1, 0, 0};
+      },
+      "/Pool_1/padding");
+  ExpectFrontendOnly(
+      kFrontendRange,
+      [](json& fe) {
+        ConvLayer(fe)["kernel_size"] = {3, (1 << 20) + 1};
+      },
+      "/Conv_0/kernel_size");
+  ExpectFrontendOnly(
+      kFrontendRange, [](json& fe) { PoolLayer(fe)["output_shape"][0][1] = 0; },
+      "/Pool_1/output_shape/0");
+}
+
+TEST(GeminiFrontendRules, NamesIndicesAndReferences) {
+  ExpectFrontendOnly(
+      rules::kFrontendName, [](json& fe) { PoolLayer(fe)["name"] = "Pool_2"; }, "/Pool_1/name");
+  ExpectFrontendOnly(
+      rules::kFrontendLayerIndex, [](json& fe) { PoolLayer(fe)["layer_index"] = 0; },
+      "/Pool_1/layer_index");
+  ExpectFrontendOnly(
+      rules::kFrontendLayerIndex, [](json& fe) { PoolLayer(fe)["layer_index"] = 2; },
+      "/Pool_1/layer_index");
+  ExpectFrontendOnly(
+      rules::kFrontendReference, [](json& fe) { PoolLayer(fe)["next_layer"][0] = "output"; },
+      "/Pool_1/next_layer/0");
+  ExpectFrontendOnly(
+      rules::kFrontendReference, [](json& fe) { ConvLayer(fe)["previous_layer"][0] = "Conv_9"; },
+      "/Conv_0/previous_layer/0");
+  // Network inputs and outputs are numbered; constants say so in their name.
+  ExpectFrontendConforms([](json& fe) {
+    ConvLayer(fe)["previous_layer"] = {"input2", "Conv_0_weight_constant1"};
+    PoolLayer(fe)["next_layer"] = {"output3"};
+  });
+}
+
+TEST(GeminiFrontendRules, LinksOrderAndInputShapes) {
+  ExpectFrontendOnly(
+      rules::kFrontendLink, [](json& fe) { ConvLayer(fe)["next_layer"] = json::array(); },
+      "/Pool_1/previous_layer/0");
+  ExpectFrontendOnly(
+      rules::kFrontendLink, [](json& fe) { PoolLayer(fe)["next_layer"].push_back("Conv_0"); },
+      "/Pool_1/next_layer/1");
+  ExpectFrontendOnly(
+      rules::kFrontendOrder,
+      [](json& fe) {
+        ConvLayer(fe)["layer_index"] = 1;
+        PoolLayer(fe)["layer_index"] = 0;
+      },
+      "/Pool_1/previous_layer/0");
+  ExpectFrontendOnly(
+      rules::kFrontendInputShape, [](json& fe) { PoolLayer(fe)["input_shape"][0][3] = 5; },
+      "/Pool_1/input_shape/0");
+  ExpectFrontendOnly(
+      rules::kFrontendInputShape,
+      [](json& fe) { PoolLayer(fe)["input_shape"].push_back(testing::Range4(1, 1, 1, 1)); },
+      "/Pool_1/input_shape");
+}
+
+TEST(GeminiFrontendRules, Operands) {
+  using rules::kFrontendOperands;
+  ExpectFrontendOnly(
+      kFrontendOperands,
+      [](json& fe) { ConvLayer(fe)["input_shape"][1] = testing::Range4(8, 8, 3, 2); },
+      "/Conv_0/input_shape/1");
+  ExpectFrontendOnly(
+      kFrontendOperands,
+      [](json& fe) {
+        ConvLayer(fe)["input_shape"][0] = {1, 8, 4};
+      },
+      "/Conv_0/input_shape/0");
+  ExpectFrontendOnly(
+      kFrontendOperands, [](json& fe) { PoolLayer(fe)["output_shape"][0][1] = 4; },
+      "/Pool_1/output_shape/0");
+}
+
+TEST(GeminiFrontendRules, OutputSizes) {
+  using rules::kFrontendOutputSize;
+  ExpectFrontendOnly(
+      kFrontendOutputSize,
+      [](json& fe) { PoolLayer(fe)["output_shape"][0] = testing::Range4(1, 8, 3, 2); },
+      "/Pool_1/output_shape/0");
+  // Padding is top, left, bottom, right (ONNX): 2 above and none below keep
+  // the 4 rows; 1 below would give 5.
+  ExpectFrontendConforms([](json& fe) { ConvLayer(fe)["padding"] = {2, 1, 0, 1}; });
+  ExpectFrontendOnly(
+      kFrontendOutputSize,
+      [](json& fe) {
+        ConvLayer(fe)["padding"] = {2, 1, 1, 0};
+      },
+      "/Conv_0/output_shape/0");
+  // A 3x3 pool at stride 2 over 4 rows: one row rounding down, two with
+  // ceil_mode (the second window starts at row 2, inside the input).
+  const auto ceil_pool = [](json& fe, json ceil_mode, int rows) {
+    PoolLayer(fe)["pool_size"] = {3, 3};
+    PoolLayer(fe)["ceil_mode"] = ceil_mode;
+    PoolLayer(fe)["output_shape"][0] = testing::Range4(1, 8, rows, rows);
+  };
+  ExpectFrontendConforms([&](json& fe) { ceil_pool(fe, 1, 2); });
+  ExpectFrontendConforms([&](json& fe) { ceil_pool(fe, true, 2); });
+  ExpectFrontendConforms([&](json& fe) { ceil_pool(fe, 0, 1); });
+  ExpectFrontendOnly(
+      kFrontendOutputSize, [&](json& fe) { ceil_pool(fe, false, 2); }, "/Pool_1/output_shape/0");
+  // A window larger than the padded input fits nowhere.
+  ExpectFrontendOnly(
+      kFrontendOutputSize,
+      [](json& fe) {
+        PoolLayer(fe)["pool_size"] = {5, 2};
+      },
+      "/Pool_1/output_shape/0");
+}
+
+// Given as --frontend, the same rules run on the frontend and report in it:
+// the member is the frontend file and the offset points into its bytes. The
+// schedule is then checked without it, and says so.
+TEST(GeminiFrontendRules, AsACompanionTheProblemsAreLocatedInTheFrontend) {
+  json fe = ExampleFrontend();
+  PoolLayer(fe)["output_shape"][0] = testing::Range4(1, 8, 3, 2);
+  const std::string text = fe.dump(3);
+  const auto path = test::ProcessTempPath("bad_output_size.frontend.json");
+  std::ofstream(path) << text;
+  DiagnosticSink sink(Profile{}, "example.json");
+  ValidateContext context;
+  context.companions = {path.string()};
+  GeminiFormat().Validate(InputBuffer::Copy(AsBytes(ExampleIr().dump(3))), context, sink);
+  ASSERT_TRUE(sink.Has(rules::kFrontendOutputSize)) << Describe(sink);
+  for (const Diagnostic& d : sink.diagnostics()) {
+    if (d.rule != &rules::kFrontendOutputSize) continue;
+    EXPECT_EQ(d.location.member, path.string());
+    EXPECT_EQ(d.location.path, "/Pool_1/output_shape/0");
+    ASSERT_TRUE(d.location.offset.has_value());
+    EXPECT_EQ(text.substr(*d.location.offset, 1), "[") << "the offset of the shape in the frontend";
+  }
+  EXPECT_TRUE(sink.Has(rules::kFrontendUnchecked)) << Describe(sink);
+  EXPECT_EQ(sink.error_count(), 1u) << Describe(sink);
+}
+
+// I-F9: one note, in every profile, that changes no exit code.
+TEST(GeminiFrontendRules, UncheckedIsANoteThatChangesNoExitCode) {
+  for (const Profile profile : {Profile{}, Profile{.strict = true, .werror = true}}) {
+    DiagnosticSink sink(profile, "example.json");
+    GeminiFormat().Validate(InputBuffer::Copy(AsBytes(ExampleIr().dump())), ValidateContext{},
+                            sink);
+    ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+    const Diagnostic& note = sink.diagnostics()[0];
+    EXPECT_EQ(note.rule, &rules::kFrontendUnchecked);
+    EXPECT_EQ(note.severity, Severity::kNote);
+    EXPECT_NE(note.message.find("--frontend"), std::string::npos) << note.message;
+    EXPECT_NE(note.message.find(rules::kTileReceptiveField.id), std::string::npos);
+    EXPECT_EQ(ExitCodeFor(sink), ExitCode::kConforms);
+  }
+  // A schedule that does not decode says nothing of the checks after decoding.
+  DiagnosticSink broken(Profile{}, "example.json");
+  GeminiFormat().Validate(InputBuffer::Copy(AsBytes(ExampleIr().dump().substr(0, 100))),
+                          ValidateContext{}, broken);
+  EXPECT_FALSE(broken.Has(rules::kFrontendUnchecked)) << Describe(broken);
 }
 
 }  // namespace
