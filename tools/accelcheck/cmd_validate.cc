@@ -290,7 +290,8 @@ ExitCode RunValidate(const Args& args) {
   }
   CheckCompanions(*options, results);
 
-  const std::string report = WriteReport(options->output, results, Catalogue());
+  const std::vector<const Rule*> catalogue = Catalogue();
+  const std::string report = WriteReport(options->output, results, {.catalogue = catalogue});
   if (!WriteOutput(options->output_file, report)) return ExitCode::kFailure;
   return Summarize(results).exit_code;
 }
