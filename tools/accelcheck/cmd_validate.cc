@@ -9,6 +9,7 @@
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
 #include "tools/accelcheck/registry.h"
+#include "validators/core/baseline.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
 #include "validators/core/output_file.h"
@@ -33,6 +34,16 @@ std::vector<Flag> ValidateFlags() {
       {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
       {"frontend", true, "FILE",
        "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
+      {"disable", true, "RULE",
+       "drop RULE's diagnostics (an id, PREFIX.* or *; repeatable, counted as disabled)"},
+      {"enable", true, "RULE", "keep RULE's diagnostics after a broader --disable (later wins)"},
+      {"error", true, "RULE", "report RULE as an error, whatever the profile (repeatable)"},
+      {"warning", true, "RULE", "report RULE as a warning, whatever the profile (repeatable)"},
+      {"baseline", true, "FILE",
+       "findings FILE accepts are listed as suppressed and do not fail the run"},
+      {"write-baseline", true, "FILE", "record every finding of the run in FILE, as accepted"},
+      {"srcroot", true, "DIR",
+       "SARIF URIs and baseline fingerprints name files relative to DIR (uriBaseId SRCROOT)"},
       {"help", false, "", "print this help"},
   };
   const std::vector<Flag> limits = LimitFlags();
@@ -49,7 +60,10 @@ const CommandSpec& ValidateSpec() {
       "Directories are searched recursively in sorted order; there, files whose\n"
       "content matches no format are skipped (a named file is reported as\n"
       "core.format.unknown). Exit codes: 0 conforms, 1 errors (or warnings with\n"
-      "--werror, or unknown content), 2 usage, 3 I/O, internal error or limit.\n",
+      "--werror, or unknown content), 2 usage, 3 I/O, internal error or limit.\n"
+      "--disable, --enable, --error and --warning apply in the order given; limit,\n"
+      "I/O and internal rules (core.limit.*, core.io.*, core.internal) can be neither\n"
+      "disabled nor downgraded, nor accepted by a baseline.\n",
       ValidateFlags()};
   return kSpec;
 }
@@ -64,8 +78,49 @@ struct ValidateOptions {
   Limits limits;
   std::vector<std::string> companions;
   std::vector<std::string> inputs;
-  bool fail_on_skip = false;  // a file a directory run would skip is an error instead
+  bool fail_on_skip = false;            // a file a directory run would skip is an error instead
+  std::optional<std::string> baseline;  // --baseline FILE
+  std::optional<std::string> write_baseline;  // --write-baseline FILE
+  std::string srcroot;                        // absolute and normal; empty when not given
 };
+
+// Every rule of every format: what a --disable pattern may name.
+std::vector<const Rule*> AllRules() {
+  std::vector<const Rule*> rules(core_rules::All().begin(), core_rules::All().end());
+  for (const FormatEntry& format : Formats()) {
+    const RuleTable table = format.validator.rules();
+    rules.insert(rules.end(), table.begin(), table.end());
+  }
+  return rules;
+}
+
+// --disable, --enable, --error and --warning in command-line order.
+std::optional<RuleSelection> ToRuleSelection(const ParsedArgs& parsed, std::string* error) {
+  static const std::pair<std::string_view, RuleAction> kActions[] = {
+      {"disable", RuleAction::kDisable},
+      {"enable", RuleAction::kEnable},
+      {"error", RuleAction::kError},
+      {"warning", RuleAction::kWarning}};
+  std::vector<RuleDirective> directives;
+  for (const auto& [flag, value] : parsed.in_order) {
+    for (const auto& [name, action] : kActions) {
+      if (flag == name) directives.push_back({action, value});
+    }
+  }
+  return RuleSelection::Make(std::move(directives), AllRules(), error);
+}
+
+// --srcroot as an absolute, normal path without a trailing separator.
+std::optional<std::string> ToSrcroot(const std::string& dir, std::string* error) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    *error = Str("--srcroot ", dir, ": not a directory");
+    return std::nullopt;
+  }
+  std::filesystem::path root = std::filesystem::absolute(dir, ec).lexically_normal();
+  if (!root.has_filename() && root.has_relative_path()) root = root.parent_path();
+  return root.string();
+}
 
 std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
   ValidateOptions options;
@@ -101,6 +156,22 @@ std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* 
   options.companions = parsed.All("data");
   for (const std::string& frontend : parsed.All("frontend")) options.companions.push_back(frontend);
   options.fail_on_skip = parsed.Has("fail-on-skip");
+  std::optional<RuleSelection> rules = ToRuleSelection(parsed, error);
+  if (!rules) return std::nullopt;
+  options.profile.rules = std::move(*rules);
+  options.baseline = parsed.Get("baseline");
+  options.write_baseline = parsed.Get("write-baseline");
+  if (options.baseline && options.write_baseline) {
+    *error =
+        "--baseline and --write-baseline do not go together: a run that writes a baseline "
+        "accepts every finding";
+    return std::nullopt;
+  }
+  if (auto dir = parsed.Get("srcroot")) {
+    std::optional<std::string> root = ToSrcroot(*dir, error);
+    if (!root) return std::nullopt;
+    options.srcroot = std::move(*root);
+  }
   options.inputs = parsed.positional;
   if (options.inputs.empty()) {
     *error = "no input files";
@@ -127,7 +198,30 @@ void PrintUsageErrorJson(const Args& args, const std::string& message) {
 struct Input {
   std::string path;
   bool from_directory = false;
+  std::string argument;  // the directory it was found in, or the path itself
 };
+
+// `path` without a trailing separator, so that lexical comparisons see the
+// same elements in "models/" and "models".
+std::filesystem::path Directory(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).lexically_normal();
+  if (!dir.has_filename() && dir.has_relative_path()) dir = dir.parent_path();
+  return dir;
+}
+
+// The file as baseline fingerprints name it (docs/ARCHITECTURE.md
+// "Baseline"): relative to --srcroot when it lies there, else to the
+// argument it was found through (a file named itself: its name), so that the
+// same tree checked out elsewhere gives the same names.
+std::string FingerprintPath(const Input& input, const ValidateOptions& options) {
+  if (input.path == "-") return DisplayName(input.path);
+  if (!options.srcroot.empty()) {
+    if (std::optional<std::string> inside = PathInside(options.srcroot, input.path)) return *inside;
+  }
+  const std::filesystem::path path = std::filesystem::path(input.path).lexically_normal();
+  if (!input.from_directory) return path.filename().string();
+  return path.lexically_relative(Directory(input.argument)).generic_string();
+}
 
 // Expands a directory into its regular files, sorted by path, so that runs
 // over the same tree list files in the same order. A directory that cannot be
@@ -135,7 +229,7 @@ struct Input {
 std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
                                std::vector<FileResult>* results) {
   std::error_code ec;
-  if (path == "-" || !std::filesystem::is_directory(path, ec)) return {{path, false}};
+  if (path == "-" || !std::filesystem::is_directory(path, ec)) return {{path, false, path}};
   std::vector<std::string> files;
   std::filesystem::recursive_directory_iterator it(path, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
@@ -150,7 +244,7 @@ std::vector<Input> ExpandInput(const std::string& path, const Profile& profile,
   }
   std::sort(files.begin(), files.end());
   std::vector<Input> inputs;
-  for (std::string& file : files) inputs.push_back({std::move(file), true});
+  for (std::string& file : files) inputs.push_back({std::move(file), true, path});
   return inputs;
 }
 
@@ -184,9 +278,10 @@ void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateO
   }
 }
 
-FileResult CheckInput(const Input& input, const ValidateOptions& options) {
+FileResult CheckInput(const Input& input, const ValidateOptions& options, Baseline* baseline) {
   const std::string name = DisplayName(input.path);
   FileResult result{name, "", false, DiagnosticSink(options.profile, name)};
+  if (baseline != nullptr) result.sink.UseBaseline(baseline, FingerprintPath(input, options));
   ValidateContext context;
   context.limits = options.limits;
   context.path = input.path;
@@ -206,10 +301,16 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
   return result;
 }
 
-// Every rule the run can report: the core table, then each format's.
-std::vector<const Rule*> Catalogue() {
+// The rules a SARIF report lists: the core table, then the table of each
+// format an input of the run was validated as, in registry order, so that a
+// rule's ruleIndex depends only on the formats the run saw.
+std::vector<const Rule*> Catalogue(const std::vector<FileResult>& results) {
   std::vector<const Rule*> rules(core_rules::All().begin(), core_rules::All().end());
   for (const FormatEntry& format : Formats()) {
+    const bool seen = std::any_of(results.begin(), results.end(), [&](const FileResult& r) {
+      return r.format == format.validator.id();
+    });
+    if (!seen) continue;
     const RuleTable table = format.validator.rules();
     rules.insert(rules.end(), table.begin(), table.end());
   }
@@ -245,10 +346,13 @@ std::string CompanionKinds(const std::vector<FileResult>& results) {
 // A companion the user named must be read and must be of a kind some input
 // of the run reads: a run never passes on a check it silently skipped. Each
 // companion that is not gets a result of its own.
-void CheckCompanions(const ValidateOptions& options, std::vector<FileResult>& results) {
+void CheckCompanions(const ValidateOptions& options, Baseline* baseline,
+                     std::vector<FileResult>& results) {
   const size_t inputs = results.size();
   for (const std::string& path : options.companions) {
     FileResult result{path, "", false, DiagnosticSink(options.profile, path)};
+    if (baseline != nullptr)
+      result.sink.UseBaseline(baseline, FingerprintPath({path, false, path}, options));
     const std::optional<InputBuffer> buffer = ReadInput(path, options.limits, result.sink);
     if (buffer) {
       const auto takes = [&](const FileResult& input) {
@@ -262,6 +366,28 @@ void CheckCompanions(const ValidateOptions& options, std::vector<FileResult>& re
     }
     results.push_back(std::move(result));
   }
+}
+
+// Reads the --baseline file into `baseline`: kFailure when it cannot be read
+// (as a companion that cannot be), kUsage when it is not a baseline, with
+// the message printed and in `error`.
+ExitCode ReadBaseline(const std::string& path, const Limits& limits,
+                      std::optional<Baseline>* baseline, std::string* error) {
+  const std::optional<InputBuffer> bytes = ReadFileLimited(path, limits.max_file_size, error);
+  if (!bytes) return IoError(ValidateSpec(), Str("cannot read the baseline ", path, ": ", *error));
+  const ByteView view = bytes->bytes();
+  *baseline = Baseline::Parse(
+      std::string_view(reinterpret_cast<const char*>(view.data()), view.size()), error);
+  if (*baseline) return ExitCode::kConforms;
+  *error = Str("--baseline ", path, ": ", *error);
+  return UsageError(ValidateSpec(), *error);
+}
+
+bool WriteBaseline(const std::string& path, const Baseline& baseline) {
+  std::string error;
+  if (WriteOutputFile(path, AsBytes(baseline.ToJson()), &error)) return true;
+  std::cerr << "accelcheck validate: cannot write the baseline: " << error << "\n";
+  return false;
 }
 
 }  // namespace
@@ -282,17 +408,34 @@ ExitCode RunValidate(const Args& args) {
     return ExitCode::kUsage;
   }
 
+  std::optional<Baseline> baseline;
+  if (options->write_baseline) {
+    baseline = Baseline::Recording();
+  } else if (options->baseline) {
+    exit_code = ReadBaseline(*options->baseline, options->limits, &baseline, &error);
+    if (exit_code == ExitCode::kUsage) PrintUsageErrorJson(args, error);
+    if (exit_code != ExitCode::kConforms) return exit_code;
+  }
+  Baseline* accepts = baseline ? &*baseline : nullptr;
+
   std::vector<FileResult> results;
   for (const std::string& path : options->inputs) {
     for (const Input& input : ExpandInput(path, options->profile, &results)) {
-      results.push_back(CheckInput(input, *options));
+      results.push_back(CheckInput(input, *options, accepts));
     }
   }
-  CheckCompanions(*options, results);
+  CheckCompanions(*options, accepts, results);
 
-  const std::vector<const Rule*> catalogue = Catalogue();
-  const std::string report = WriteReport(options->output, results, {.catalogue = catalogue});
-  if (!WriteOutput(options->output_file, report)) return ExitCode::kFailure;
+  const bool baseline_written =
+      !options->write_baseline || WriteBaseline(*options->write_baseline, *baseline);
+  const std::vector<const Rule*> catalogue = Catalogue(results);
+  SarifOptions sarif{.catalogue = catalogue,
+                     .srcroot = options->srcroot,
+                     .companions = options->companions,
+                     .rules = &options->profile.rules,
+                     .baseline = options->baseline.value_or(options->write_baseline.value_or(""))};
+  const std::string report = WriteReport(options->output, results, sarif);
+  if (!WriteOutput(options->output_file, report) || !baseline_written) return ExitCode::kFailure;
   return Summarize(results).exit_code;
 }
 

@@ -66,6 +66,7 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
       inline_value = args[++i];
     }
     parsed.values[name].push_back(*inline_value);
+    parsed.in_order.emplace_back(name, *inline_value);
   }
   return parsed;
 }
