@@ -150,6 +150,14 @@ bool PaddedAbove(const json& tile) {
          tile.at("ifmap_upper").at(2).get<int64_t>() > 0;
 }
 
+// The first tile padded above has its window start one row lower, where
+// the padding no longer fits.
+std::string StartPaddedWindowLower(json& ir) {
+  const PlacedTile at = FirstTile(ir, PaddedAbove);
+  (*at.tile)["ifmap_lower"][2] = 1;
+  return at.path;
+}
+
 // Moves L2 tensor `tensor_id` of `core` to `address` in every snapshot that
 // holds it, so that it keeps one address (I-B4).
 void MoveTensor(json& ir, const std::string& core, const json& tensor_id, int64_t address) {
@@ -484,26 +492,10 @@ std::vector<Change> Table() {
        {},
        nullptr,
        false,
-       [](json& ir) {
-         const PlacedTile at = FirstTile(ir, PaddedAbove);
-         (*at.tile)["ifmap_lower"][2] = 1;
-         return at.path;
-       }},
+       StartPaddedWindowLower},
       // The same without the frontend: padding above a window that does not
       // start at row 0.
-      {&kTileWindow,
-       "",
-       false,
-       nullptr,
-       nullptr,
-       {},
-       nullptr,
-       false,
-       [](json& ir) {
-         const PlacedTile at = FirstTile(ir, PaddedAbove);
-         (*at.tile)["ifmap_lower"][2] = 1;
-         return at.path;
-       }},
+      {&kTileWindow, "", false, nullptr, nullptr, {}, nullptr, false, StartPaddedWindowLower},
       // The first padded tile loses its padding on one side.
       {&kTilePadding,
        "",

@@ -50,6 +50,15 @@ TEST(OptionsTest, PositionalsKeepTheirOrderAndDashIsStandardInput) {
   EXPECT_FALSE(parsed.Has("format"));
 }
 
+// Options whose order across flags matters (--disable, --enable) read it here.
+TEST(OptionsTest, ValuesAreAlsoKeptInCommandLineOrder) {
+  const ParsedArgs parsed =
+      MustParse({"--data", "a.ptd", "--strict", "--format=pte", "x", "-o", "out", "--data", "b"});
+  using Pair = std::pair<std::string, std::string>;
+  EXPECT_EQ(parsed.in_order,
+            (std::vector<Pair>{{"data", "a.ptd"}, {"format", "pte"}, {"o", "out"}, {"data", "b"}}));
+}
+
 TEST(OptionsTest, RepeatedFlagsKeepEveryValueAndGetReturnsTheLast) {
   const ParsedArgs parsed = MustParse({"--data", "a.ptd", "--data=b.ptd"});
   EXPECT_EQ(parsed.All("data"), (std::vector<std::string>{"a.ptd", "b.ptd"}));

@@ -3,13 +3,16 @@
 // Every invariant tag and section a rule cites is in its format's notes
 // (docs/formats/<format>.md), so the repository explains its rules by itself.
 #include <regex>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "tests/tools/tool_runner.h"
 #include "tools/accelcheck/registry.h"
+#include "validators/core/core_rules.h"
 #include "validators/core/format.h"
+#include "validators/core/report.h"
 
 namespace accelcheck::testing {
 namespace {
@@ -23,6 +26,31 @@ TEST(RulesMdTest, DocsMatchTheRuleTables) {
       << "docs/RULES.md differs from the rule tables; regenerate it from the source directory "
          "with\n"
          "  ./build/tools/accelcheck rules --output md > docs/RULES.md";
+}
+
+// Every rule's SARIF helpUri ends in an anchor the document defines, and its
+// SARIF name is its own: code scanning shows both.
+TEST(RulesMdTest, EveryRuleHasTheAnchorItsHelpUriNames) {
+  const std::string committed =
+      ReadWhole(std::filesystem::path(ACCELCHECK_SOURCE_DIR) / "docs/RULES.md");
+  std::set<std::string> names;
+  size_t rules = 0;
+  const auto check = [&](const Rule& rule) {
+    ++rules;
+    const std::string uri = RuleHelpUri(rule);
+    EXPECT_EQ(uri.rfind(std::string(RulesUri()) + "#", 0), 0u) << uri;
+    const std::string anchor = uri.substr(uri.find('#') + 1);
+    EXPECT_NE(committed.find("<a id=\"" + anchor + "\"></a>"), std::string::npos)
+        << rule.id << ": docs/RULES.md has no anchor " << anchor;
+    const std::string name = RuleName(rule.id);
+    EXPECT_TRUE(names.insert(name).second) << "two rules are named " << name;
+    EXPECT_NE(name, rule.id);
+  };
+  for (const Rule* rule : core_rules::All()) check(*rule);
+  for (const FormatEntry& entry : Formats()) {
+    for (const Rule* rule : entry.validator.rules()) check(*rule);
+  }
+  EXPECT_GT(rules, 200u);
 }
 
 // "PTE-22", "TNS-7", "I-B8" in a rule's source name a bold tag of the notes;

@@ -101,16 +101,19 @@ std::string MarkdownRules(const std::vector<Section>& sections, bool with_limits
       "*strict* applies under `--strict`, the spec as written. Categories: `malformed` (cannot\n"
       "be decoded), `invalid` (decodes but breaks a rule), `unsupported` (a version or feature\n"
       "accelcheck does not handle), `limit` (a resource limit was hit), `internal` (the input\n"
-      "could not be read, or accelcheck failed). Rule ids are stable.\n";
+      "could not be read, or accelcheck failed). Rule ids are stable, and so is each rule's\n"
+      "anchor here, the id itself (`RULES.md#pte.segment.bounds`), which SARIF reports link to.\n";
   for (const Section& section : sections) {
     out += Str("\n## ", section.id, "\n\n", Cell(section.description), " (", section.rules.size(),
                " rules)\n\n");
     out += "| id | severity | strict | category | title | source |\n";
     out += "|---|---|---|---|---|---|\n";
     for (const Rule* rule : section.rules) {
-      out += Str("| `", rule->id, "` | ", SeverityName(rule->severity), " | ",
-                 SeverityName(rule->strict), " | ", CategoryName(rule->category), " | ",
-                 Cell(rule->title), " | ", Cell(rule->source), " |\n");
+      // An explicit anchor per row: SARIF's helpUri of the rule points at it.
+      out += Str("| <a id=\"", RuleAnchor(rule->id), "\"></a>`", rule->id, "` | ",
+                 SeverityName(rule->severity), " | ", SeverityName(rule->strict), " | ",
+                 CategoryName(rule->category), " | ", Cell(rule->title), " | ", Cell(rule->source),
+                 " |\n");
     }
   }
   if (with_limits) {

@@ -11,6 +11,7 @@
 #include "tools/accelcheck/options.h"
 #include "tools/accelcheck/parallel.h"
 #include "tools/accelcheck/registry.h"
+#include "validators/core/baseline.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
 #include "validators/core/output_file.h"
@@ -37,6 +38,16 @@ std::vector<Flag> ValidateFlags() {
        "the frontend IR of a Gemini scheduler IR (a companion, like --data)"},
       {"jobs", true, "N",
        Str("validate N files at a time (default ", DefaultJobs(), ", the processors)"), 'j'},
+      {"disable", true, "RULE",
+       "drop RULE's diagnostics (an id, PREFIX.* or *; repeatable, counted as disabled)"},
+      {"enable", true, "RULE", "keep RULE's diagnostics after a broader --disable (later wins)"},
+      {"error", true, "RULE", "report RULE as an error, whatever the profile (repeatable)"},
+      {"warning", true, "RULE", "report RULE as a warning, whatever the profile (repeatable)"},
+      {"baseline", true, "FILE",
+       "findings FILE accepts are listed as suppressed and do not fail the run"},
+      {"write-baseline", true, "FILE", "record every finding of the run in FILE, as accepted"},
+      {"srcroot", true, "DIR",
+       "SARIF URIs and baseline fingerprints name files relative to DIR (uriBaseId SRCROOT)"},
       {"help", false, "", "print this help"},
   };
   const std::vector<Flag> limits = LimitFlags();
@@ -57,7 +68,10 @@ const CommandSpec& ValidateSpec() {
       "what fails the run, and its summary line only when the run does not pass;\n"
       "json, sarif and junit reports are written in full. Exit codes: 0 conforms,\n"
       "1 errors (or warnings with --werror, or unknown content), 2 usage, 3 I/O,\n"
-      "internal error or limit.\n",
+      "internal error or limit.\n"
+      "--disable, --enable, --error and --warning apply in the order given; limit,\n"
+      "I/O and internal rules (core.limit.*, core.io.*, core.internal) can be neither\n"
+      "disabled nor downgraded, nor accepted by a baseline.\n",
       ValidateFlags()};
   return kSpec;
 }
@@ -72,13 +86,54 @@ struct ValidateOptions {
   Limits limits;
   std::vector<std::string> companions;
   std::vector<std::string> inputs;
-  bool fail_on_skip = false;  // a file a directory run would skip is an error instead
+  bool fail_on_skip = false;            // a file a directory run would skip is an error instead
+  std::optional<std::string> baseline;  // --baseline FILE
+  std::optional<std::string> write_baseline;  // --write-baseline FILE
+  std::string srcroot;                        // absolute and normal; empty when not given
   unsigned jobs = DefaultJobs();
   bool quiet = false;
 };
 
 // --jobs N: from 1 to kMaxJobs files at a time.
 constexpr uint64_t kMaxJobs = 1024;
+
+// Every rule of every format: what a --disable pattern may name.
+std::vector<const Rule*> AllRules() {
+  std::vector<const Rule*> rules(core_rules::All().begin(), core_rules::All().end());
+  for (const FormatEntry& format : Formats()) {
+    const RuleTable table = format.validator.rules();
+    rules.insert(rules.end(), table.begin(), table.end());
+  }
+  return rules;
+}
+
+// --disable, --enable, --error and --warning in command-line order.
+std::optional<RuleSelection> ToRuleSelection(const ParsedArgs& parsed, std::string* error) {
+  static const std::pair<std::string_view, RuleAction> kActions[] = {
+      {"disable", RuleAction::kDisable},
+      {"enable", RuleAction::kEnable},
+      {"error", RuleAction::kError},
+      {"warning", RuleAction::kWarning}};
+  std::vector<RuleDirective> directives;
+  for (const auto& [flag, value] : parsed.in_order) {
+    for (const auto& [name, action] : kActions) {
+      if (flag == name) directives.push_back({action, value});
+    }
+  }
+  return RuleSelection::Make(std::move(directives), AllRules(), error);
+}
+
+// --srcroot as an absolute, normal path without a trailing separator.
+std::optional<std::string> ToSrcroot(const std::string& dir, std::string* error) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    *error = Str("--srcroot ", dir, ": not a directory");
+    return std::nullopt;
+  }
+  std::filesystem::path root = std::filesystem::absolute(dir, ec).lexically_normal();
+  if (!root.has_filename() && root.has_relative_path()) root = root.parent_path();
+  return root.string();
+}
 
 std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* error) {
   ValidateOptions options;
@@ -125,6 +180,22 @@ std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* 
     options.jobs = static_cast<unsigned>(*jobs);
   }
   options.quiet = parsed.Has("quiet");
+  std::optional<RuleSelection> rules = ToRuleSelection(parsed, error);
+  if (!rules) return std::nullopt;
+  options.profile.rules = std::move(*rules);
+  options.baseline = parsed.Get("baseline");
+  options.write_baseline = parsed.Get("write-baseline");
+  if (options.baseline && options.write_baseline) {
+    *error =
+        "--baseline and --write-baseline do not go together: a run that writes a baseline "
+        "accepts every finding";
+    return std::nullopt;
+  }
+  if (auto dir = parsed.Get("srcroot")) {
+    std::optional<std::string> root = ToSrcroot(*dir, error);
+    if (!root) return std::nullopt;
+    options.srcroot = std::move(*root);
+  }
   options.inputs = parsed.positional;
   if (options.inputs.empty()) {
     *error = "no input files";
@@ -151,6 +222,7 @@ void PrintUsageErrorJson(const Args& args, const std::string& message) {
 struct Input {
   std::string path;
   bool from_directory = false;
+  std::string argument;  // the directory it was found in, or the path itself
 };
 
 // One result of the report, in its order: an input to check, or a directory
@@ -159,6 +231,27 @@ struct Task {
   Input input;
   std::optional<FileResult> listed;
 };
+// `path` without a trailing separator, so that lexical comparisons see the
+// same elements in "models/" and "models".
+std::filesystem::path Directory(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).lexically_normal();
+  if (!dir.has_filename() && dir.has_relative_path()) dir = dir.parent_path();
+  return dir;
+}
+
+// The file as baseline fingerprints name it (docs/ARCHITECTURE.md
+// "Baseline"): relative to --srcroot when it lies there, else to the
+// argument it was found through (a file named itself: its name), so that the
+// same tree checked out elsewhere gives the same names.
+std::string FingerprintPath(const Input& input, const ValidateOptions& options) {
+  if (input.path == "-") return DisplayName(input.path);
+  if (!options.srcroot.empty()) {
+    if (std::optional<std::string> inside = PathInside(options.srcroot, input.path)) return *inside;
+  }
+  const std::filesystem::path path = std::filesystem::path(input.path).lexically_normal();
+  if (!input.from_directory) return path.filename().string();
+  return path.lexically_relative(Directory(input.argument)).generic_string();
+}
 
 // Expands a directory into its regular files, sorted by path, so that runs
 // over the same tree list files in the same order. A directory that cannot be
@@ -166,7 +259,7 @@ struct Task {
 void ExpandInput(const std::string& path, const Profile& profile, std::vector<Task>* tasks) {
   std::error_code ec;
   if (path == "-" || !std::filesystem::is_directory(path, ec)) {
-    tasks->push_back({{path, false}, std::nullopt});
+    tasks->push_back({{path, false, path}, std::nullopt});
     return;
   }
   std::vector<std::string> files;
@@ -179,10 +272,10 @@ void ExpandInput(const std::string& path, const Profile& profile, std::vector<Ta
     FileResult failed{path, "", false, DiagnosticSink(profile, path)};
     failed.sink.Report(core_rules::kIoRead, {},
                        Str("cannot list directory ", Quoted(path), ": ", ec.message()));
-    tasks->push_back({{path, false}, std::move(failed)});
+    tasks->push_back({{path, false, path}, std::move(failed)});
   }
   std::sort(files.begin(), files.end());
-  for (std::string& file : files) tasks->push_back({{std::move(file), true}, std::nullopt});
+  for (std::string& file : files) tasks->push_back({{std::move(file), true, path}, std::nullopt});
 }
 
 // The format that detects the file; in a directory, also one it resembles
@@ -215,9 +308,10 @@ void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateO
   }
 }
 
-FileResult CheckInput(const Input& input, const ValidateOptions& options) {
+FileResult CheckInput(const Input& input, const ValidateOptions& options, Baseline* baseline) {
   const std::string name = DisplayName(input.path);
   FileResult result{name, "", false, DiagnosticSink(options.profile, name)};
+  if (baseline != nullptr) result.sink.UseBaseline(baseline, FingerprintPath(input, options));
   ValidateContext context;
   context.limits = options.limits;
   context.path = input.path;
@@ -240,7 +334,8 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options) {
 // Checks every task on --jobs threads. Each result goes to its task's place,
 // so the report is the same whatever the number of threads; a thread holds
 // one file at a time.
-std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions& options) {
+std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions& options,
+                                 Baseline* baseline) {
   std::vector<std::optional<FileResult>> done(tasks.size());
   {
     ProgressOptions counted = ProgressFor(options.quiet);
@@ -248,7 +343,8 @@ std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions
         counted.enabled && tasks.size() > 1;  // a run of one file has nothing to count
     Progress progress(counted, "accelcheck validate: files", tasks.size());
     ParallelFor(tasks.size(), options.jobs, [&](size_t i) {
-      done[i] = tasks[i].listed ? std::move(tasks[i].listed) : CheckInput(tasks[i].input, options);
+      done[i] = tasks[i].listed ? std::move(tasks[i].listed)
+                                : CheckInput(tasks[i].input, options, baseline);
       progress.Advance();
     });
   }
@@ -258,10 +354,16 @@ std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions
   return results;
 }
 
-// Every rule the run can report: the core table, then each format's.
-std::vector<const Rule*> Catalogue() {
+// The rules a SARIF report lists: the core table, then the table of each
+// format an input of the run was validated as, in registry order, so that a
+// rule's ruleIndex depends only on the formats the run saw.
+std::vector<const Rule*> Catalogue(const std::vector<FileResult>& results) {
   std::vector<const Rule*> rules(core_rules::All().begin(), core_rules::All().end());
   for (const FormatEntry& format : Formats()) {
+    const bool seen = std::any_of(results.begin(), results.end(), [&](const FileResult& r) {
+      return r.format == format.validator.id();
+    });
+    if (!seen) continue;
     const RuleTable table = format.validator.rules();
     rules.insert(rules.end(), table.begin(), table.end());
   }
@@ -310,10 +412,13 @@ std::string CompanionKinds(const std::vector<FileResult>& results) {
 // A companion the user named must be read and must be of a kind some input
 // of the run reads: a run never passes on a check it silently skipped. Each
 // companion that is not gets a result of its own.
-void CheckCompanions(const ValidateOptions& options, std::vector<FileResult>& results) {
+void CheckCompanions(const ValidateOptions& options, Baseline* baseline,
+                     std::vector<FileResult>& results) {
   const size_t inputs = results.size();
   for (const std::string& path : options.companions) {
     FileResult result{path, "", false, DiagnosticSink(options.profile, path)};
+    if (baseline != nullptr)
+      result.sink.UseBaseline(baseline, FingerprintPath({path, false, path}, options));
     const std::optional<InputBuffer> buffer = ReadInput(path, options.limits, result.sink);
     if (buffer) {
       const auto takes = [&](const FileResult& input) {
@@ -327,6 +432,28 @@ void CheckCompanions(const ValidateOptions& options, std::vector<FileResult>& re
     }
     results.push_back(std::move(result));
   }
+}
+
+// Reads the --baseline file into `baseline`: kFailure when it cannot be read
+// (as a companion that cannot be), kUsage when it is not a baseline, with
+// the message printed and in `error`.
+ExitCode ReadBaseline(const std::string& path, const Limits& limits,
+                      std::optional<Baseline>* baseline, std::string* error) {
+  const std::optional<InputBuffer> bytes = ReadFileLimited(path, limits.max_file_size, error);
+  if (!bytes) return IoError(ValidateSpec(), Str("cannot read the baseline ", path, ": ", *error));
+  const ByteView view = bytes->bytes();
+  *baseline = Baseline::Parse(
+      std::string_view(reinterpret_cast<const char*>(view.data()), view.size()), error);
+  if (*baseline) return ExitCode::kConforms;
+  *error = Str("--baseline ", path, ": ", *error);
+  return UsageError(ValidateSpec(), *error);
+}
+
+bool WriteBaseline(const std::string& path, const Baseline& baseline) {
+  std::string error;
+  if (WriteOutputFile(path, AsBytes(baseline.ToJson()), &error)) return true;
+  std::cerr << "accelcheck validate: cannot write the baseline: " << error << "\n";
+  return false;
 }
 
 }  // namespace
@@ -347,15 +474,33 @@ ExitCode RunValidate(const Args& args) {
     return ExitCode::kUsage;
   }
 
+  std::optional<Baseline> baseline;
+  if (options->write_baseline) {
+    baseline = Baseline::Recording();
+  } else if (options->baseline) {
+    exit_code = ReadBaseline(*options->baseline, options->limits, &baseline, &error);
+    if (exit_code == ExitCode::kUsage) PrintUsageErrorJson(args, error);
+    if (exit_code != ExitCode::kConforms) return exit_code;
+  }
+  Baseline* accepts = baseline ? &*baseline : nullptr;
+
   std::vector<Task> tasks;
   for (const std::string& path : options->inputs) ExpandInput(path, options->profile, &tasks);
-  std::vector<FileResult> results = CheckAll(tasks, *options);
-  CheckCompanions(*options, results);
+  std::vector<FileResult> results = CheckAll(tasks, *options, accepts);
+  CheckCompanions(*options, accepts, results);
 
+  const bool baseline_written =
+      !options->write_baseline || WriteBaseline(*options->write_baseline, *baseline);
+  const std::vector<const Rule*> catalogue = Catalogue(results);
+  SarifOptions sarif{.catalogue = catalogue,
+                     .srcroot = options->srcroot,
+                     .companions = options->companions,
+                     .rules = &options->profile.rules,
+                     .baseline = options->baseline.value_or(options->write_baseline.value_or(""))};
   const std::string report = options->quiet && options->output == ReportFormat::kText
                                  ? QuietText(results)
-                                 : WriteReport(options->output, results, Catalogue());
-  if (!WriteOutput(options->output_file, report)) return ExitCode::kFailure;
+                                 : WriteReport(options->output, results, sarif);
+  if (!WriteOutput(options->output_file, report) || !baseline_written) return ExitCode::kFailure;
   return Summarize(results).exit_code;
 }
 

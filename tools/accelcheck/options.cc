@@ -82,6 +82,7 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
       inline_value = args[++i];
     }
     parsed.values[flag->name].push_back(*inline_value);
+    parsed.in_order.emplace_back(flag->name, *inline_value);
   }
   return parsed;
 }

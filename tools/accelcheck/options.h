@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "validators/core/sink.h"
@@ -26,6 +27,9 @@ struct Flag {
 struct ParsedArgs {
   std::map<std::string, std::vector<std::string>> values;  // flag -> each value given
   std::vector<std::string> positional;
+  // Every (flag, value) in command-line order, for options whose order
+  // across flags matters (--disable and --enable).
+  std::vector<std::pair<std::string, std::string>> in_order;
 
   bool Has(const std::string& flag) const { return values.count(flag) != 0; }
   // The last value given for `flag`.

@@ -66,6 +66,9 @@ struct Diagnostic {
   std::string file;
   Location location;
   std::string message;
+  // A finding the baseline accepts: reports show it as such, and it counts
+  // neither as an error nor as a warning.
+  bool baselined = false;
 };
 
 }  // namespace accelcheck

@@ -1,7 +1,9 @@
 #include "validators/core/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -83,7 +85,8 @@ Json DiagnosticJson(const Diagnostic& d) {
               {"line", d.location.line != 0 ? Json(d.location.line) : Json(nullptr)},
               {"column", d.location.column != 0 ? Json(d.location.column) : Json(nullptr)},
               {"path", d.location.path.empty() ? Json(nullptr) : Json(d.location.path)},
-              {"member", d.location.member.empty() ? Json(nullptr) : Json(d.location.member)}};
+              {"member", d.location.member.empty() ? Json(nullptr) : Json(d.location.member)},
+              {"baselined", d.baselined}};
 }
 
 Json FileJson(const FileResult& result) {
@@ -96,6 +99,8 @@ Json FileJson(const FileResult& result) {
               {"errors", result.sink.error_count()},
               {"warnings", result.sink.warning_count()},
               {"suppressed", result.sink.suppressed_count()},
+              {"disabled", result.sink.disabled_count()},
+              {"baselined", result.sink.baselined_count()},
               {"diagnostics", std::move(diagnostics)}};
 }
 
@@ -108,6 +113,8 @@ Json SummaryJson(const RunSummary& s) {
               {"errors", s.errors},
               {"warnings", s.warnings},
               {"suppressed", s.suppressed},
+              {"disabled", s.disabled},
+              {"baselined", s.baselined},
               {"exit_code", static_cast<int>(s.exit_code)}};
 }
 
@@ -164,10 +171,21 @@ std::string Fingerprint(const Diagnostic& d) {
   return buffer;
 }
 
+// A help text for GitHub code scanning, which shows it beside an alert.
+Json SarifHelp(const Rule& rule) {
+  const std::string uri = RuleHelpUri(rule);
+  return Json{{"text", Str(rule.title, ". Source: ", rule.source, ". See ", uri)},
+              {"markdown", Str("**", rule.title, "**\n\nSource: ", rule.source, ".\n\nSee [",
+                               rule.id, "](", uri, ") in docs/RULES.md.")}};
+}
+
 Json SarifRule(const Rule& rule) {
   return Json{{"id", rule.id},
+              {"name", RuleName(rule.id)},
               {"shortDescription", {{"text", rule.title}}},
               {"fullDescription", {{"text", Str(rule.title, ". Source: ", rule.source, ".")}}},
+              {"helpUri", RuleHelpUri(rule)},
+              {"help", SarifHelp(rule)},
               {"defaultConfiguration", {{"level", SarifLevel(rule.severity)}}},
               {"properties",
                {{"category", CategoryName(rule.category)},
@@ -175,34 +193,143 @@ Json SarifRule(const Rule& rule) {
                 {"strictLevel", SarifLevel(rule.strict)}}}};
 }
 
-Json SarifResult(const Diagnostic& d, size_t rule_index) {
-  // The region's bytes are the artifact's own: bytes of a member are given
-  // with the member's name as properties of the location instead.
-  Json region = {{"startLine", 1}};
-  Json member = Json::object();
-  Json& bytes = d.location.member.empty() ? region : member;
-  if (d.location.line != 0) {
-    bytes["startLine"] = d.location.line;
-    bytes["startColumn"] = d.location.column;
+// A rule's entry in ruleConfigurationOverrides, or null when the run's
+// selection leaves it as its profile has it.
+Json SarifOverride(const Rule& rule, size_t index, const RuleSelection& selection) {
+  const RuleSetting setting = selection.For(rule);
+  if (!setting.disabled && !setting.severity) return Json(nullptr);
+  Json configuration = Json::object();
+  if (setting.disabled) configuration["enabled"] = false;
+  if (setting.severity) configuration["level"] = SarifLevel(*setting.severity);
+  return Json{{"descriptor", {{"id", rule.id}, {"index", index}}},
+              {"configuration", std::move(configuration)}};
+}
+
+// The rules, artifacts and results of one SARIF run, each rule and artifact
+// listed once, at the index results refer to it by.
+class SarifRun {
+ public:
+  explicit SarifRun(const SarifOptions& options)
+      : options_(options), rules_(options.catalogue.begin(), options.catalogue.end()) {
+    for (size_t i = 0; i < rules_.size(); ++i) rule_index_.emplace(rules_[i], i);
   }
-  if (d.location.offset) bytes["byteOffset"] = *d.location.offset;
-  if (d.location.length) bytes["byteLength"] = *d.location.length;
+
+  void Add(const Diagnostic& d) { results_.push_back(Result(d)); }
+  Json ToJson(const RunSummary& summary);
+
+ private:
+  size_t RuleIndex(const Rule* rule) {
+    auto [it, added] = rule_index_.emplace(rule, rules_.size());
+    if (added) rules_.push_back(rule);
+    return it->second;
+  }
+  std::string ArtifactPath(const Diagnostic& d) const;
+  Json ArtifactLocation(const std::string& path);
+  Json Result(const Diagnostic& d);
+  Json Invocation(const RunSummary& summary) const;
+
+  const SarifOptions& options_;
+  std::vector<const Rule*> rules_;
+  std::unordered_map<const Rule*, size_t> rule_index_;
+  Json artifacts_ = Json::array();
+  std::unordered_map<std::string, size_t> artifact_index_;
+  Json results_ = Json::array();
+};
+
+// The file a diagnostic's bytes are in: its input's, or its member's (a
+// companion the command line named, or a file beside the input).
+std::string SarifRun::ArtifactPath(const Diagnostic& d) const {
+  const std::string& member = d.location.member;
+  if (member.empty()) return d.file;
+  const bool named = std::find(options_.companions.begin(), options_.companions.end(), member) !=
+                     options_.companions.end();
+  if (named || std::filesystem::path(member).is_absolute()) return member;
+  return (std::filesystem::path(d.file).parent_path() / member).lexically_normal().string();
+}
+
+// {uri, uriBaseId, index}, the artifact listed the first time it is seen.
+Json SarifRun::ArtifactLocation(const std::string& path) {
+  Json location = Json::object();
+  const std::optional<std::string> inside =
+      options_.srcroot.empty() ? std::nullopt : PathInside(options_.srcroot, path);
+  location["uri"] = PathToUri(inside ? *inside : path);
+  if (inside) location["uriBaseId"] = "SRCROOT";
+  auto [it, added] = artifact_index_.emplace(path, artifact_index_.size());
+  // Every file a result points into was read and checked.
+  if (added) artifacts_.push_back({{"location", location}, {"roles", {"analysisTarget"}}});
+  location["index"] = it->second;
+  return location;
+}
+
+Json SarifRun::Result(const Diagnostic& d) {
+  // Text inputs have lines; a binary file's bytes are all on its line 1.
+  Json region = {{"startLine", d.location.line != 0 ? d.location.line : 1}};
+  if (d.location.column != 0) region["startColumn"] = d.location.column;
+  if (d.location.offset) region["byteOffset"] = *d.location.offset;
+  if (d.location.length) region["byteLength"] = *d.location.length;
   Json location = {{"physicalLocation",
-                    {{"artifactLocation", {{"uri", PathToUri(d.file)}}}, {"region", region}}}};
-  if (!d.location.member.empty()) {
-    member["name"] = d.location.member;
-    location["properties"] = {{"member", member}};
-  }
+                    {{"artifactLocation", ArtifactLocation(ArtifactPath(d))}, {"region", region}}}};
   if (!d.location.path.empty()) {
     location["logicalLocations"] =
         Json::array({{{"fullyQualifiedName", d.location.path}, {"kind", "object"}}});
   }
-  return Json{{"ruleId", d.rule->id},
-              {"ruleIndex", rule_index},
-              {"level", SarifLevel(d.severity)},
-              {"message", {{"text", d.message}}},
-              {"locations", Json::array({location})},
-              {"partialFingerprints", {{"accelcheck/v1", Fingerprint(d)}}}};
+  Json result = {{"ruleId", d.rule->id},
+                 {"ruleIndex", RuleIndex(d.rule)},
+                 {"level", SarifLevel(d.severity)},
+                 {"message", {{"text", d.message}}},
+                 {"locations", Json::array({location})}};
+  if (!d.location.member.empty()) {
+    // The bytes are the member's; the input that names it is where it was read from.
+    Json input = {{"physicalLocation", {{"artifactLocation", ArtifactLocation(d.file)}}},
+                  {"message", {{"text", "the input it was read with"}}}};
+    result["relatedLocations"] = Json::array({std::move(input)});
+  }
+  result["partialFingerprints"] = {{"accelcheck/v1", Fingerprint(d)}};
+  if (d.baselined) {
+    result["suppressions"] = Json::array(
+        {{{"kind", "external"}, {"justification", Str("in the baseline ", options_.baseline)}}});
+  }
+  if (!options_.baseline.empty()) result["baselineState"] = d.baselined ? "unchanged" : "new";
+  return result;
+}
+
+Json SarifRun::Invocation(const RunSummary& summary) const {
+  Json invocation = {{"executionSuccessful", summary.exit_code != ExitCode::kFailure},
+                     {"exitCode", static_cast<int>(summary.exit_code)}};
+  if (options_.rules != nullptr) {
+    Json overrides = Json::array();
+    for (size_t i = 0; i < rules_.size(); ++i) {
+      Json entry = SarifOverride(*rules_[i], i, *options_.rules);
+      if (!entry.is_null()) overrides.push_back(std::move(entry));
+    }
+    if (!overrides.empty()) invocation["ruleConfigurationOverrides"] = std::move(overrides);
+  }
+  if (summary.disabled > 0 || summary.baselined > 0) {
+    invocation["properties"] = {{"disabled", summary.disabled}, {"baselined", summary.baselined}};
+  }
+  return invocation;
+}
+
+Json SarifRun::ToJson(const RunSummary& summary) {
+  Json sarif_rules = Json::array();
+  for (const Rule* rule : rules_) sarif_rules.push_back(SarifRule(*rule));
+  Json driver = {{"name", kToolName},
+                 {"version", kToolVersion},
+                 {"semanticVersion", kToolVersion},
+                 {"informationUri", InformationUri()},
+                 {"rules", std::move(sarif_rules)}};
+  Json run = {{"tool", {{"driver", std::move(driver)}}},
+              {"invocations", Json::array({Invocation(summary)})},
+              {"columnKind", "unicodeCodePoints"}};  // Location::column counts code points
+  if (!options_.srcroot.empty()) {
+    // A base URI ends with a slash, or its last segment would be replaced.
+    const std::string& root = options_.srcroot;
+    const std::string base = root.ends_with('/') ? root : root + "/";
+    run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", PathToUri(base)}}}};
+  }
+  run["artifacts"] = std::move(artifacts_);
+  run["results"] = std::move(results_);
+  return run;
 }
 
 // Why diagnostics were counted but not listed.
@@ -213,7 +340,9 @@ std::string SuppressedNote() {
 // The lines of a <failure> or <error> body, or of <system-out>.
 std::string DiagnosticLines(const FileResult& result) {
   std::string out;
-  for (const Diagnostic& d : result.sink.diagnostics()) out += TextLine(d) + "\n";
+  for (const Diagnostic& d : result.sink.diagnostics()) {
+    if (!d.baselined) out += TextLine(d) + "\n";
+  }
   if (result.sink.suppressed_count() > 0) {
     out += Str(result.sink.suppressed_count(), SuppressedNote(), "\n");
   }
@@ -223,8 +352,9 @@ std::string DiagnosticLines(const FileResult& result) {
 // The first diagnostic at error severity: it names a failure's type.
 const Diagnostic* FirstError(const FileResult& result) {
   const auto& all = result.sink.diagnostics();
-  auto it = std::find_if(all.begin(), all.end(),
-                         [](const Diagnostic& d) { return d.severity == Severity::kError; });
+  auto it = std::find_if(all.begin(), all.end(), [](const Diagnostic& d) {
+    return d.severity == Severity::kError && !d.baselined;
+  });
   return it == all.end() ? nullptr : &*it;
 }
 
@@ -265,6 +395,38 @@ std::string OneLine(std::string_view text) {
   return out;
 }
 
+std::string_view InformationUri() { return ACCELCHECK_HOMEPAGE_URL; }
+std::string_view RulesUri() { return ACCELCHECK_RULES_URL; }
+
+std::string RuleAnchor(std::string_view id) { return std::string(id); }
+
+std::string RuleHelpUri(const Rule& rule) { return Str(RulesUri(), "#", RuleAnchor(rule.id)); }
+
+std::string RuleName(std::string_view id) {
+  std::string name;
+  bool word_start = true;
+  for (char c : id) {
+    if (c == '.' || c == '_' || c == '-') {
+      word_start = true;
+    } else {
+      name += word_start ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      word_start = false;
+    }
+  }
+  return name;
+}
+
+std::optional<std::string> PathInside(const std::string& root, const std::string& file) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(file, ec).lexically_normal();
+  if (ec) return std::nullopt;
+  std::filesystem::path base(root);
+  if (!base.has_filename()) base = base.parent_path();  // "/a/b/" is "/a/b"
+  const std::filesystem::path relative = absolute.lexically_relative(base);
+  if (relative.empty() || relative == "." || *relative.begin() == "..") return std::nullopt;
+  return relative.generic_string();
+}
+
 Outcome OutcomeOf(const FileResult& result) {
   if (result.skipped) return Outcome::kSkipped;
   switch (ExitCodeFor(result.sink)) {
@@ -300,6 +462,8 @@ RunSummary Summarize(std::span<const FileResult> results) {
     s.errors += result.sink.error_count();
     s.warnings += result.sink.warning_count();
     s.suppressed += result.sink.suppressed_count();
+    s.disabled += result.sink.disabled_count();
+    s.baselined += result.sink.baselined_count();
     switch (OutcomeOf(result)) {
       case Outcome::kConforms:
         ++s.conforming;
@@ -332,14 +496,14 @@ std::optional<ReportFormat> ParseReportFormat(std::string_view name) {
 }
 
 std::string WriteReport(ReportFormat format, std::span<const FileResult> results,
-                        std::span<const Rule* const> catalogue) {
+                        const SarifOptions& sarif) {
   switch (format) {
     case ReportFormat::kText:
       return WriteText(results);
     case ReportFormat::kJson:
       return WriteJson(results);
     case ReportFormat::kSarif:
-      return WriteSarif(results, catalogue);
+      return WriteSarif(results, sarif);
     case ReportFormat::kJunit:
       return WriteJunit(results);
   }
@@ -367,7 +531,9 @@ std::string WriteText(std::span<const FileResult> results) {
     if (result.skipped) {
       out += OneLine(result.path) + ": skipped: " + OneLine(result.skip_reason) + "\n";
     }
-    for (const Diagnostic& d : result.sink.diagnostics()) out += TextLine(d) + "\n";
+    for (const Diagnostic& d : result.sink.diagnostics()) {
+      if (!d.baselined) out += TextLine(d) + "\n";
+    }
   }
   return out + WriteTextSummary(results);
 }
@@ -379,6 +545,8 @@ std::string WriteTextSummary(std::span<const FileResult> results) {
   if (s.failed > 0) out += Str(", ", s.failed, s.failed == 1 ? " file" : " files", " failed");
   if (s.skipped > 0) out += Str(", ", s.skipped, " skipped");
   if (s.suppressed > 0) out += Str(", ", s.suppressed, SuppressedNote());
+  if (s.disabled > 0) out += Str(", ", s.disabled, " disabled (--disable)");
+  if (s.baselined > 0) out += Str(", ", s.baselined, " suppressed by baseline");
   if (s.files == s.skipped) out += "; nothing was validated";
   return out + "\n";
 }
@@ -392,35 +560,14 @@ std::string WriteJson(std::span<const FileResult> results) {
                        {"summary", SummaryJson(Summarize(results))}});
 }
 
-std::string WriteSarif(std::span<const FileResult> results,
-                       std::span<const Rule* const> catalogue) {
-  std::vector<const Rule*> rules(catalogue.begin(), catalogue.end());
-  std::unordered_map<const Rule*, size_t> rule_index;
-  for (size_t i = 0; i < rules.size(); ++i) rule_index.emplace(rules[i], i);
-  Json sarif_results = Json::array();
+std::string WriteSarif(std::span<const FileResult> results, const SarifOptions& options) {
+  SarifRun run(options);
   for (const FileResult& result : results) {
-    for (const Diagnostic& d : result.sink.diagnostics()) {
-      auto [it, added] = rule_index.emplace(d.rule, rules.size());
-      if (added) rules.push_back(d.rule);
-      sarif_results.push_back(SarifResult(d, it->second));
-    }
+    for (const Diagnostic& d : result.sink.diagnostics()) run.Add(d);
   }
-  Json sarif_rules = Json::array();
-  for (const Rule* rule : rules) sarif_rules.push_back(SarifRule(*rule));
-  const RunSummary summary = Summarize(results);
-  Json driver = {{"name", kToolName},
-                 {"version", kToolVersion},
-                 {"semanticVersion", kToolVersion},
-                 {"rules", std::move(sarif_rules)}};
-  Json invocation = {{"executionSuccessful", summary.exit_code != ExitCode::kFailure},
-                     {"exitCode", static_cast<int>(summary.exit_code)}};
-  Json run = {{"tool", {{"driver", std::move(driver)}}},
-              {"invocations", Json::array({std::move(invocation)})},
-              {"columnKind", "unicodeCodePoints"},  // Location::column counts code points
-              {"results", std::move(sarif_results)}};
   return DumpJson(Json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                        {"version", "2.1.0"},
-                       {"runs", Json::array({std::move(run)})}});
+                       {"runs", Json::array({run.ToJson(Summarize(results))})}});
 }
 
 std::string WriteJunit(std::span<const FileResult> results) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "validators/core/diagnostic.h"
+#include "validators/core/rule_selection.h"
 #include "validators/core/sink.h"
 
 namespace accelcheck {
@@ -24,6 +25,18 @@ inline constexpr std::string_view kToolName = "accelcheck";
 inline constexpr std::string_view kToolVersion = ACCELCHECK_VERSION;
 // The version of the JSON report document; bumped when a field changes meaning.
 inline constexpr int kJsonReportVersion = 1;
+// The project's page (SARIF's informationUri) and docs/RULES.md there, as
+// CMake configures them (ACCELCHECK_HOMEPAGE_URL, ACCELCHECK_RULES_URL).
+std::string_view InformationUri();
+std::string_view RulesUri();
+
+// The anchor docs/RULES.md gives a rule's row: its id, which is stable.
+std::string RuleAnchor(std::string_view id);
+// RulesUri()#anchor: each rule's SARIF helpUri.
+std::string RuleHelpUri(const Rule& rule);
+// "PteSegmentBounds" for "pte.segment.bounds": the friendly name SARIF asks
+// for beside the id.
+std::string RuleName(std::string_view id);
 
 // The result of checking one input.
 struct FileResult {
@@ -50,6 +63,8 @@ struct RunSummary {
   uint64_t errors = 0;  // diagnostics, including those --max-errors suppressed
   uint64_t warnings = 0;
   uint64_t suppressed = 0;
+  uint64_t disabled = 0;                     // diagnostics of rules --disable turned off
+  uint64_t baselined = 0;                    // findings the baseline accepted
   ExitCode exit_code = ExitCode::kConforms;  // over all files
 };
 
@@ -61,19 +76,41 @@ enum class ReportFormat : uint8_t { kText, kJson, kSarif, kJunit };
 
 std::optional<ReportFormat> ParseReportFormat(std::string_view name);
 
-// `catalogue` is the rule table SARIF lists in tool.driver.rules (rules that a
-// diagnostic uses but the catalogue lacks are appended); other writers ignore it.
+// What a SARIF report needs beyond the results; the other writers ignore it.
+struct SarifOptions {
+  // The rules tool.driver.rules lists, in this order, which gives each its
+  // ruleIndex; a rule a diagnostic uses but the catalogue lacks is appended.
+  std::span<const Rule* const> catalogue = {};
+  // An absolute, normal directory (--srcroot): a file under it has a URI
+  // relative to it with uriBaseId SRCROOT. Empty: URIs are the paths given.
+  std::string srcroot = {};
+  // The files named beside the inputs (companions): a diagnostic's member
+  // that is one of them is that file, any other member a file in the
+  // directory of its input.
+  std::vector<std::string> companions = {};
+  // The run's --disable/--enable/--error/--warning, for the invocation's
+  // ruleConfigurationOverrides.
+  const RuleSelection* rules = nullptr;
+  // The baseline in use (--baseline or --write-baseline), named in the
+  // suppressions; empty when there is none.
+  std::string baseline = {};
+};
+
 std::string WriteReport(ReportFormat format, std::span<const FileResult> results,
-                        std::span<const Rule* const> catalogue);
+                        const SarifOptions& sarif);
 
 // "file:0x1f0: error[pte.segment.bounds]: segments[2]: message" per diagnostic,
-// then "2 files: 1 error, 3 warnings".
+// then "2 files: 1 error, 3 warnings". Baselined findings are only counted.
 std::string WriteText(std::span<const FileResult> results);
 // The last line of WriteText: "2 files: 1 error, 3 warnings\n".
 std::string WriteTextSummary(std::span<const FileResult> results);
 std::string WriteJson(std::span<const FileResult> results);
-std::string WriteSarif(std::span<const FileResult> results, std::span<const Rule* const> catalogue);
+std::string WriteSarif(std::span<const FileResult> results, const SarifOptions& options);
 std::string WriteJunit(std::span<const FileResult> results);
+
+// The path of `file` relative to the absolute, normal directory `root`, or
+// nothing when it lies outside (or is `root` itself).
+std::optional<std::string> PathInside(const std::string& root, const std::string& file);
 
 // One diagnostic as a text line (without the newline).
 std::string TextLine(const Diagnostic& diagnostic);

@@ -6,13 +6,34 @@
 namespace accelcheck {
 
 DiagnosticSink::DiagnosticSink(Profile profile, std::string file)
-    : profile_(profile), file_(std::move(file)) {}
+    : profile_(std::move(profile)), file_(std::move(file)) {}
+
+void DiagnosticSink::UseBaseline(Baseline* baseline, std::string file) {
+  baseline_ = baseline;
+  baseline_file_ = std::move(file);
+}
 
 void DiagnosticSink::Report(const Rule& rule, Location location, std::string message) {
-  const Severity severity = profile_.strict ? rule.strict : rule.severity;
+  // Phases gate on the rule's default severity, whatever the options say.
   if (rule.severity == Severity::kError) ++blocking_;
-  const bool failing = rule.category == Category::kLimit || rule.category == Category::kInternal;
+  const bool failing = IsProtected(rule);
   if (failing) failed_ = true;
+  const RuleSetting setting = profile_.rules.For(rule);
+  if (setting.disabled) {
+    ++disabled_;
+    return;
+  }
+  const Severity severity =
+      setting.severity.value_or(profile_.strict ? rule.strict : rule.severity);
+  if (baseline_ != nullptr && !failing &&
+      baseline_->Accept(BaselineEntryFor(rule, baseline_file_, location, message))) {
+    ++baselined_;
+    if (diagnostics_.size() < kMaxKeptDiagnostics) {
+      diagnostics_.push_back(
+          {&rule, severity, file_, std::move(location), std::move(message), true});
+    }
+    return;
+  }
   if (severity == Severity::kError) {
     ++errors_;
   } else if (severity == Severity::kWarning) {

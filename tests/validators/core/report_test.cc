@@ -8,7 +8,9 @@
 #include <rapidcheck/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "validators/core/baseline.h"
 #include "validators/core/core_rules.h"
+#include "validators/core/rule_selection.h"
 
 namespace accelcheck {
 namespace {
@@ -246,7 +248,7 @@ TEST(JsonReportTest, UsageErrorIsOneDocumentWithExitCodeTwo) {
 }
 
 TEST(SarifReportTest, HasEveryFieldCodeScanningNeeds) {
-  const json doc = json::parse(WriteSarif(TwoFiles(), kCatalogue));
+  const json doc = json::parse(WriteSarif(TwoFiles(), {.catalogue = kCatalogue}));
   EXPECT_EQ(doc["version"], "2.1.0");
   EXPECT_TRUE(doc["$schema"].is_string());
   ASSERT_EQ(doc["runs"].size(), 1u);
@@ -295,30 +297,194 @@ TEST(SarifReportTest, HasEveryFieldCodeScanningNeeds) {
 // the member's start, and every writer says which member.
 TEST(ReportTest, AMemberLocationNamesItsMemberInEveryWriter) {
   std::vector<FileResult> results;
-  results.push_back(Result("m.tmodel", "tensil"));
+  results.push_back(Result("dir/m.tmodel", "tensil"));
   Location location = At(0x30, 8, "prog[6]");
   location.member = "m.tprog";
   results[0].sink.Report(kBounds, location, "out of range");
 
-  EXPECT_EQ(WriteText(results).substr(0, 60),
-            "m.tmodel(m.tprog):0x30: error[test.segment.bounds]: prog[6]:");
+  EXPECT_EQ(WriteText(results).substr(0, 64),
+            "dir/m.tmodel(m.tprog):0x30: error[test.segment.bounds]: prog[6]:");
   const json report = json::parse(WriteJson(results));
   EXPECT_EQ(report["files"][0]["diagnostics"][0]["member"], "m.tprog");
   EXPECT_EQ(report["files"][0]["diagnostics"][0]["offset"], 0x30);
+}
 
-  const json sarif = json::parse(WriteSarif(results, kCatalogue));
-  const json& where = sarif["runs"][0]["results"][0]["locations"][0];
-  EXPECT_FALSE(where["physicalLocation"]["region"].contains("byteOffset"));
-  EXPECT_EQ(where["properties"]["member"]["name"], "m.tprog");
-  EXPECT_EQ(where["properties"]["member"]["byteOffset"], 0x30);
-  EXPECT_EQ(where["properties"]["member"]["byteLength"], 8);
+// In SARIF a member is a file of its own, beside its input: its own artifact,
+// which the region's bytes are in; the input is a related location.
+TEST(SarifReportTest, AMemberIsAnArtifactBesideItsInput) {
+  std::vector<FileResult> results;
+  results.push_back(Result("dir/m.tmodel", "tensil"));
+  Location location = At(0x30, 8, "prog[6]");
+  location.member = "m.tprog";
+  results[0].sink.Report(kBounds, location, "out of range");
+  const json run = json::parse(WriteSarif(results, {.catalogue = kCatalogue}))["runs"][0];
+  const json& where = run["results"][0]["locations"][0]["physicalLocation"];
+  EXPECT_EQ(where["artifactLocation"]["uri"], "dir/m.tprog");
+  EXPECT_EQ(where["region"]["byteOffset"], 0x30);
+  EXPECT_EQ(where["region"]["byteLength"], 8);
+  const json& input = run["results"][0]["relatedLocations"][0]["physicalLocation"];
+  EXPECT_EQ(input["artifactLocation"]["uri"], "dir/m.tmodel");
+  ASSERT_EQ(run["artifacts"].size(), 2u);
+  for (const json* artifact : {&where["artifactLocation"], &input["artifactLocation"]}) {
+    const size_t index = (*artifact)["index"];
+    EXPECT_EQ(run["artifacts"][index]["location"]["uri"], (*artifact)["uri"]);
+  }
+}
+
+// A member that is a companion the command line named (a frontend IR) is
+// that file, as named, not a file beside the input.
+TEST(SarifReportTest, AMemberNamedOnTheCommandLineIsThatFile) {
+  std::vector<FileResult> results;
+  results.push_back(Result("schedules/net.json", "gemini"));
+  Location location = At(4, 1, "/0");
+  location.member = "fe/net.frontend.json";
+  results[0].sink.Report(kBounds, location, "bad frontend");
+  const json run = json::parse(WriteSarif(
+      results, {.catalogue = kCatalogue, .companions = {"fe/net.frontend.json"}}))["runs"][0];
+  EXPECT_EQ(run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "fe/net.frontend.json");
+}
+
+// What GitHub code scanning shows with an alert: the tool's page, and for
+// each rule a friendly name distinct from its id and help that links to its
+// row of docs/RULES.md.
+TEST(SarifReportTest, RulesLinkToTheirRowOfTheRulesDocument) {
+  const json driver =
+      json::parse(WriteSarif(TwoFiles(), {.catalogue = kCatalogue}))["runs"][0]["tool"]["driver"];
+  EXPECT_EQ(driver["informationUri"], std::string(InformationUri()));
+  EXPECT_EQ(std::string(InformationUri()).rfind("https://", 0), 0u);
+  const json& rule = driver["rules"][0];
+  EXPECT_EQ(rule["name"], "TestSegmentBounds");
+  EXPECT_EQ(rule["helpUri"], std::string(RulesUri()) + "#test.segment.bounds");
+  EXPECT_NE(rule["help"]["text"].get<std::string>().find("A segment lies outside the file"),
+            std::string::npos);
+  EXPECT_NE(rule["help"]["markdown"].get<std::string>().find(rule["helpUri"].get<std::string>()),
+            std::string::npos);
+}
+
+TEST(SarifReportTest, RuleNamesArePascalCase) {
+  EXPECT_EQ(RuleName("pte.segment.bounds"), "PteSegmentBounds");
+  EXPECT_EQ(RuleName("pte.file.trailing_bytes"), "PteFileTrailingBytes");
+  EXPECT_EQ(RuleName("core.limit.max-file-size"), "CoreLimitMaxFileSize");
+}
+
+// With --srcroot, a file under it is named relative to it through the base id
+// SRCROOT, which the run resolves; a file outside it keeps its own URI.
+TEST(SarifReportTest, SrcrootMakesUrisRelative) {
+  std::vector<FileResult> results;
+  results.push_back(Result("/work/repo/models/a b.pte", "pte"));
+  results.push_back(Result("/elsewhere/c.pte", "pte"));
+  results[0].sink.Report(kBounds, {}, "m");
+  results[1].sink.Report(kBounds, {}, "m");
+  const json run = json::parse(
+      WriteSarif(results, {.catalogue = kCatalogue, .srcroot = "/work/repo"}))["runs"][0];
+  EXPECT_EQ(run["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///work/repo/");
+  const json& inside = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+  EXPECT_EQ(inside["uri"], "models/a%20b.pte");
+  EXPECT_EQ(inside["uriBaseId"], "SRCROOT");
+  const json& outside = run["results"][1]["locations"][0]["physicalLocation"]["artifactLocation"];
+  EXPECT_EQ(outside["uri"], "file:///elsewhere/c.pte");
+  EXPECT_FALSE(outside.contains("uriBaseId"));
+  EXPECT_EQ(run["artifacts"].size(), 2u);
+  EXPECT_EQ(run["artifacts"][1]["location"]["uri"], "file:///elsewhere/c.pte");
+}
+
+TEST(ReportTest, PathInsideNamesFilesUnderTheRootOnly) {
+  EXPECT_EQ(PathInside("/r", "/r/a/b.pte"), "a/b.pte");
+  EXPECT_EQ(PathInside("/r/", "/r/a/../b.pte"), "b.pte");
+  EXPECT_EQ(PathInside("/r", "/rx/b.pte"), std::nullopt);
+  EXPECT_EQ(PathInside("/r", "/r"), std::nullopt);
+  EXPECT_EQ(PathInside("/r", "/r/../s/b.pte"), std::nullopt);
+}
+
+// Two files, each finding of the first accepted by a baseline.
+std::vector<FileResult> BaselinedFiles(Baseline* baseline) {
+  std::vector<FileResult> results;
+  results.push_back(Result("a.pte", "pte"));
+  results[0].sink.UseBaseline(baseline, "a.pte");
+  results[0].sink.Report(kBounds, At(0x10, 4, "segments[0]"), "old problem");
+  results[0].sink.Report(kQuirk, {}, "old quirk");
+  results.push_back(Result("b.pte", "pte"));
+  results[1].sink.Report(kBounds, At(0x10, 4, "segments[1]"), "new problem");
+  return results;
+}
+
+// A baselined finding is kept, marked, in the structured reports and only
+// counted in the text: it neither fails the run nor disappears.
+TEST(ReportTest, BaselinedFindingsAreMarkedNotCounted) {
+  Baseline baseline = Baseline::Recording();
+  const std::vector<FileResult> results = BaselinedFiles(&baseline);
+  const std::string text = WriteText(results);
+  EXPECT_EQ(text.find("old"), std::string::npos) << text;
+  EXPECT_NE(text.find("b.pte:0x10: error[test.segment.bounds]: segments[1]: new problem"),
+            std::string::npos);
+  EXPECT_NE(text.find("2 files: 1 error, 0 warnings, 2 suppressed by baseline\n"),
+            std::string::npos)
+      << text;
+
+  const json report = json::parse(WriteJson(results));
+  EXPECT_EQ(report["files"][0]["outcome"], "conforms");
+  EXPECT_EQ(report["files"][0]["baselined"], 2);
+  EXPECT_EQ(report["files"][0]["diagnostics"][0]["baselined"], true);
+  EXPECT_EQ(report["files"][1]["diagnostics"][0]["baselined"], false);
+  EXPECT_EQ(report["summary"]["baselined"], 2);
+  EXPECT_EQ(report["summary"]["errors"], 1);
+
+  const std::string xml = WriteJunit(results);
+  EXPECT_EQ(xml.find("old"), std::string::npos) << xml;
+}
+
+TEST(SarifReportTest, BaselinedFindingsAreSuppressedExternally) {
+  Baseline baseline = Baseline::Recording();
+  const std::vector<FileResult> results = BaselinedFiles(&baseline);
+  const json run = json::parse(
+      WriteSarif(results, {.catalogue = kCatalogue, .baseline = "base.json"}))["runs"][0];
+  ASSERT_EQ(run["results"].size(), 3u);
+  const json& old = run["results"][0];
+  ASSERT_EQ(old["suppressions"].size(), 1u);
+  EXPECT_EQ(old["suppressions"][0]["kind"], "external");
+  EXPECT_EQ(old["suppressions"][0]["justification"], "in the baseline base.json");
+  EXPECT_EQ(old["baselineState"], "unchanged");
+  const json& fresh = run["results"][2];
+  EXPECT_FALSE(fresh.contains("suppressions"));
+  EXPECT_EQ(fresh["baselineState"], "new");
+  EXPECT_EQ(run["invocations"][0]["properties"]["baselined"], 2);
+}
+
+// The rules a selection changes are the invocation's configuration
+// overrides; what --disable dropped is counted there and in the text.
+TEST(SarifReportTest, RuleSelectionIsListedAsConfigurationOverrides) {
+  std::string error;
+  const std::optional<RuleSelection> selection = RuleSelection::Make(
+      {{RuleAction::kDisable, "test.file.*"}, {RuleAction::kError, "test.header.length"}},
+      kCatalogue, &error);
+  ASSERT_TRUE(selection) << error;
+  std::vector<FileResult> results;
+  results.push_back(Result("a.pte", "pte", Profile{.rules = *selection}));
+  results[0].sink.Report(kQuirk, {}, "disabled");
+  results[0].sink.Report(kNote, {}, "now an error");
+  const json run =
+      json::parse(WriteSarif(results, {.catalogue = kCatalogue, .rules = &*selection}))["runs"][0];
+  ASSERT_EQ(run["results"].size(), 1u);
+  EXPECT_EQ(run["results"][0]["level"], "error");
+  const json& overrides = run["invocations"][0]["ruleConfigurationOverrides"];
+  ASSERT_EQ(overrides.size(), 2u);
+  EXPECT_EQ(overrides[0]["descriptor"]["id"], "test.file.trailing");
+  EXPECT_EQ(overrides[0]["descriptor"]["index"], 1);
+  EXPECT_EQ(overrides[0]["configuration"]["enabled"], false);
+  EXPECT_EQ(overrides[1]["descriptor"]["index"], 2);
+  EXPECT_EQ(overrides[1]["configuration"]["level"], "error");
+  EXPECT_EQ(run["invocations"][0]["properties"]["disabled"], 1);
+  EXPECT_NE(WriteText(results).find("1 file: 1 error, 0 warnings, 1 disabled (--disable)\n"),
+            std::string::npos)
+      << WriteText(results);
 }
 
 TEST(SarifReportTest, ExecutionFailsWhenALimitIsHit) {
   std::vector<FileResult> results;
   results.push_back(Result("a.pte", "pte"));
   results[0].sink.Report(core_rules::kLimitTables, {}, "too many tables");
-  const json doc = json::parse(WriteSarif(results, kCatalogue));
+  const json doc = json::parse(WriteSarif(results, {.catalogue = kCatalogue}));
   const json& run = doc["runs"][0];
   EXPECT_EQ(run["invocations"][0]["executionSuccessful"], false);
   // A rule missing from the catalogue is appended so that ruleIndex resolves.
@@ -333,8 +499,8 @@ TEST(SarifReportTest, FingerprintsAreStableAndTellObjectsApart) {
     std::vector<FileResult> results;
     results.push_back(Result(file, "pte"));
     results[0].sink.Report(kBounds, At(0x10, 1, path), "message " + file + path);
-    return json::parse(
-        WriteSarif(results, kCatalogue))["runs"][0]["results"][0]["partialFingerprints"];
+    return json::parse(WriteSarif(
+        results, {.catalogue = kCatalogue}))["runs"][0]["results"][0]["partialFingerprints"];
   };
   EXPECT_EQ(fingerprint("a.pte", "segments[1]"), fingerprint("a.pte", "segments[1]"));
   EXPECT_NE(fingerprint("a.pte", "segments[1]"), fingerprint("a.pte", "segments[2]"));
@@ -347,7 +513,7 @@ TEST(SarifReportTest, UrisArePercentEncoded) {
   results.push_back(Result("/abs/\xff.pte", "pte"));
   results[0].sink.Report(kBounds, {}, "m");
   results[1].sink.Report(kBounds, {}, "m");
-  const json doc = json::parse(WriteSarif(results, kCatalogue));
+  const json doc = json::parse(WriteSarif(results, {.catalogue = kCatalogue}));
   const auto uri = [&](int i) {
     return doc["runs"][0]["results"][i]["locations"][0]["physicalLocation"]["artifactLocation"]
               ["uri"];
@@ -402,8 +568,8 @@ TEST(JunitReportTest, HostileStringsStayWellFormed) {
 TEST(ReportTest, SameInputSameBytes) {
   for (ReportFormat format :
        {ReportFormat::kText, ReportFormat::kJson, ReportFormat::kSarif, ReportFormat::kJunit}) {
-    EXPECT_EQ(WriteReport(format, TwoFiles(), kCatalogue),
-              WriteReport(format, TwoFiles(), kCatalogue));
+    EXPECT_EQ(WriteReport(format, TwoFiles(), {.catalogue = kCatalogue}),
+              WriteReport(format, TwoFiles(), {.catalogue = kCatalogue}));
   }
 }
 
@@ -446,7 +612,7 @@ RC_GTEST_PROP(ReportProperty, ArbitraryBytesNeverBreakAWriter,
   results[0].sink.Report(kBounds, At(1, 2, path), message);
   results[0].sink.Report(kQuirk, {}, message);
   RC_ASSERT(json::accept(WriteJson(results)));
-  const json sarif = json::parse(WriteSarif(results, kCatalogue));
+  const json sarif = json::parse(WriteSarif(results, {.catalogue = kCatalogue}));
   RC_ASSERT(sarif["runs"][0]["results"].size() == 2u);
   const std::string xml = WriteJunit(results);
   RC_ASSERT(WellFormedXml(xml));

@@ -140,5 +140,110 @@ TEST(SinkTest, HasFindsReportedRules) {
   EXPECT_FALSE(sink.Has(kError));
 }
 
+const Rule* const kRules[] = {&kError, &kQuirk, &kNote, &core_rules::kLimitDepth};
+
+Profile WithRules(std::vector<RuleDirective> directives, Profile profile = {}) {
+  std::string error;
+  std::optional<RuleSelection> rules = RuleSelection::Make(std::move(directives), kRules, &error);
+  EXPECT_TRUE(rules) << error;
+  profile.rules = rules.value_or(RuleSelection());
+  return profile;
+}
+
+// A disabled rule's diagnostics are counted as disabled, never as errors,
+// and the phases still see them: the next phase's invariants do not hold.
+TEST(SinkTest, DisabledRulesAreCountedApartAndStillGatePhases) {
+  DiagnosticSink sink(WithRules({{RuleAction::kDisable, "test.error"}}), "a.pte");
+  sink.Report(kError, {}, "error");
+  sink.Report(kQuirk, {}, "quirk");
+  EXPECT_EQ(sink.error_count(), 0u);
+  EXPECT_EQ(sink.disabled_count(), 1u);
+  EXPECT_EQ(sink.blocking_count(), 1u);
+  ASSERT_EQ(sink.diagnostics().size(), 1u);
+  EXPECT_EQ(sink.diagnostics()[0].rule, &kQuirk);
+  EXPECT_EQ(ExitCodeFor(sink), ExitCode::kConforms);
+}
+
+TEST(SinkTest, TheLaterOfDisableAndEnableWins) {
+  DiagnosticSink enabled(
+      WithRules({{RuleAction::kDisable, "test.*"}, {RuleAction::kEnable, "test.error"}}), "a");
+  enabled.Report(kError, {}, "error");
+  enabled.Report(kQuirk, {}, "quirk");
+  EXPECT_EQ(enabled.error_count(), 1u);
+  EXPECT_EQ(enabled.disabled_count(), 1u);
+
+  DiagnosticSink disabled(
+      WithRules({{RuleAction::kEnable, "test.error"}, {RuleAction::kDisable, "test.*"}}), "a");
+  disabled.Report(kError, {}, "error");
+  EXPECT_EQ(disabled.error_count(), 0u);
+  EXPECT_EQ(disabled.disabled_count(), 1u);
+}
+
+// --error and --warning set the severity over the profile; blocking_count
+// keeps the default severity.
+TEST(SinkTest, ErrorAndWarningOverrideTheProfile) {
+  DiagnosticSink sink(WithRules({{RuleAction::kWarning, "test.error"},
+                                 {RuleAction::kWarning, "test.quirk"},
+                                 {RuleAction::kError, "test.note"}},
+                                Profile{.strict = true}),
+                      "a.pte");
+  sink.Report(kError, {}, "error");
+  sink.Report(kQuirk, {}, "quirk");
+  sink.Report(kNote, {}, "note");
+  EXPECT_EQ(sink.diagnostics()[0].severity, Severity::kWarning);
+  EXPECT_EQ(sink.diagnostics()[1].severity, Severity::kWarning);
+  EXPECT_EQ(sink.diagnostics()[2].severity, Severity::kError);
+  EXPECT_EQ(sink.error_count(), 1u);
+  EXPECT_EQ(sink.warning_count(), 2u);
+  EXPECT_EQ(sink.blocking_count(), 1u);
+}
+
+// A pattern that also matches a limit rule leaves it alone: it still fails
+// the file, as an error.
+TEST(SinkTest, NoSelectionDisablesOrDowngradesALimit) {
+  DiagnosticSink sink(WithRules({{RuleAction::kDisable, "*"}, {RuleAction::kWarning, "*"}}), "a");
+  sink.Report(core_rules::kLimitDepth, {}, "too deep");
+  sink.Report(kError, {}, "error");
+  EXPECT_EQ(sink.disabled_count(), 1u);
+  ASSERT_EQ(sink.diagnostics().size(), 1u);
+  EXPECT_EQ(sink.diagnostics()[0].severity, Severity::kError);
+  EXPECT_EQ(ExitCodeFor(sink), ExitCode::kFailure);
+}
+
+// A baseline accepts each finding it holds as often as it holds it; a
+// finding it accepts is listed, marked, and counted apart.
+TEST(SinkTest, ABaselineAcceptsWhatItHoldsAsOftenAsItHoldsIt) {
+  Baseline recorded = Baseline::Recording();
+  DiagnosticSink before(Profile{}, "a.pte");
+  before.UseBaseline(&recorded, "a.pte");
+  before.Report(kError, AtOffset(0x10), "segment 1 is bad");
+  EXPECT_EQ(before.error_count(), 0u);
+  EXPECT_EQ(before.baselined_count(), 1u);
+
+  std::string error;
+  std::optional<Baseline> baseline = Baseline::Parse(recorded.ToJson(), &error);
+  ASSERT_TRUE(baseline) << error;
+  DiagnosticSink after(Profile{.max_errors = 1}, "/elsewhere/a.pte");
+  after.UseBaseline(&*baseline, "a.pte");
+  after.Report(kError, AtOffset(0x20), "segment 1 is bad");  // moved: still the same finding
+  after.Report(kError, AtOffset(0x20), "segment 1 is bad");  // a second one is new
+  EXPECT_EQ(after.baselined_count(), 1u);
+  EXPECT_EQ(after.error_count(), 1u);
+  ASSERT_EQ(after.diagnostics().size(), 2u) << "a baselined finding is listed past --max-errors";
+  EXPECT_TRUE(after.diagnostics()[0].baselined);
+  EXPECT_FALSE(after.diagnostics()[1].baselined);
+  EXPECT_EQ(ExitCodeFor(after), ExitCode::kErrors);
+}
+
+TEST(SinkTest, ABaselineNeverAcceptsALimit) {
+  Baseline recorded = Baseline::Recording();
+  DiagnosticSink sink(Profile{}, "a.pte");
+  sink.UseBaseline(&recorded, "a.pte");
+  sink.Report(core_rules::kLimitDepth, {}, "too deep");
+  EXPECT_EQ(sink.baselined_count(), 0u);
+  EXPECT_EQ(recorded.size(), 0u);
+  EXPECT_EQ(ExitCodeFor(sink), ExitCode::kFailure);
+}
+
 }  // namespace
 }  // namespace accelcheck

@@ -903,7 +903,7 @@ TEST(GeminiFrontendRules, AsACompanionTheProblemsAreLocatedInTheFrontend) {
 
 // I-F9: one note, in every profile, that changes no exit code.
 TEST(GeminiFrontendRules, UncheckedIsANoteThatChangesNoExitCode) {
-  for (const Profile profile : {Profile{}, Profile{.strict = true, .werror = true}}) {
+  for (const Profile& profile : {Profile{}, Profile{.strict = true, .werror = true}}) {
     DiagnosticSink sink(profile, "example.json");
     GeminiFormat().Validate(InputBuffer::Copy(AsBytes(ExampleIr().dump())), ValidateContext{},
                             sink);
