@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
-#include "conformance/gemini/generate.h"
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
+#include "tests/support/large_schedule.h"
 #include "tools/accelcheck/commands.h"
 #include "validators/core/limits.h"
 
@@ -136,16 +136,9 @@ TEST_F(LimitFlagTest, TimeBudget) {
   EXPECT_EQ(Validate({small, "--time-budget-ms", "600000"}, &rules), 0);
   EXPECT_TRUE(rules.empty()) << testing::PrintToString(rules);
 
-  gemini::GenerateOptions options;
-  options.layers = 120;
-  options.mesh_x = 2;
-  options.mesh_y = 2;
-  options.height = 256;
-  options.tiles = 16;
-  std::ostringstream ir;
-  std::ostringstream frontend;
-  ASSERT_FALSE(gemini::GenerateIr(options, ir, frontend).has_value());
-  const std::string text = ir.str();
+  const test::GeneratedSchedule schedule = test::LargeSchedule();
+  ASSERT_EQ(schedule.error, "");
+  const std::string& text = schedule.ir;
   ASSERT_GT(text.size(), size_t{2} << 20);
   const std::string file = Write("large.json", std::vector<uint8_t>(text.begin(), text.end()));
   EXPECT_EQ(Validate({file, "--time-budget-ms", "1"}, &rules), 3);

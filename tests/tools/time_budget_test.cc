@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "conformance/gemini/generate.h"
+#include "tests/support/large_schedule.h"
 #include "tests/tools/cli_fixture.h"
 
 namespace accelcheck::testing {
@@ -19,16 +19,10 @@ class TimeBudgetTest : public CliFixture {
   // A schedule of several MB, which takes far longer than a millisecond to
   // validate and run; its frontend IR beside it.
   void SetUp() override {
-    gemini::GenerateOptions options;
-    options.layers = 120;
-    options.mesh_x = 2;
-    options.mesh_y = 2;
-    options.height = 256;
-    options.tiles = 16;
-    std::ostringstream ir, frontend;
-    ASSERT_FALSE(gemini::GenerateIr(options, ir, frontend).has_value());
-    ir_ = dir_.Write("large.json", Bytes(ir.str()));
-    frontend_ = dir_.Write("large.frontend.json", Bytes(frontend.str()));
+    const test::GeneratedSchedule schedule = test::LargeSchedule();
+    ASSERT_EQ(schedule.error, "");
+    ir_ = dir_.Write("large.json", Bytes(schedule.ir));
+    frontend_ = dir_.Write("large.frontend.json", Bytes(schedule.frontend));
   }
 
   static std::vector<uint8_t> Bytes(const std::string& text) { return {text.begin(), text.end()}; }
