@@ -22,14 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::vector<std::string> RulesIn(const json& report) {
-  std::vector<std::string> rules;
-  for (const json& file : report["files"]) {
-    for (const json& d : file["diagnostics"]) rules.push_back(d["rule"]);
-  }
-  return rules;
-}
-
 bool HasPrefix(const std::vector<std::string>& rules, const std::string& prefix) {
   return std::any_of(rules.begin(), rules.end(),
                      [&](const std::string& rule) { return rule.rfind(prefix, 0) == 0; });

@@ -12,6 +12,15 @@
 
 namespace accelcheck::testing {
 
+// The rule ids of every diagnostic of a JSON report, in report order.
+inline std::vector<std::string> RulesIn(const nlohmann::json& report) {
+  std::vector<std::string> rules;
+  for (const nlohmann::json& file : report["files"]) {
+    for (const nlohmann::json& d : file["diagnostics"]) rules.push_back(d["rule"]);
+  }
+  return rules;
+}
+
 class CliFixture : public ::testing::Test {
  protected:
   explicit CliFixture(const std::string& prefix)

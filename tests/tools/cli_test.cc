@@ -33,14 +33,6 @@ std::vector<uint8_t> OtherVersion() {
 
 std::vector<uint8_t> Text(const std::string& text) { return {text.begin(), text.end()}; }
 
-std::vector<std::string> RulesIn(const json& report) {
-  std::vector<std::string> rules;
-  for (const json& file : report["files"]) {
-    for (const json& d : file["diagnostics"]) rules.push_back(d["rule"]);
-  }
-  return rules;
-}
-
 bool Contains(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
