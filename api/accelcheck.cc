@@ -4,6 +4,7 @@
 #include "accelcheck/accelcheck.h"
 
 #include "tools/accelcheck/registry.h"
+#include "validators/core/core_rules.h"
 #include "validators/core/format.h"
 #include "validators/core/phases.h"
 #include "validators/core/report.h"
@@ -51,6 +52,8 @@ Diagnostic ToApi(const accelcheck::Diagnostic& d) {
           .length = d.location.length,
           .path = d.location.path,
           .member = d.location.member,
+          .line = d.location.line,
+          .column = d.location.column,
           .message = d.message};
 }
 
@@ -62,6 +65,16 @@ Result ToApi(const DiagnosticSink& sink, const Format* format) {
   result.errors = sink.error_count();
   result.warnings = sink.warning_count();
   return result;
+}
+
+// A companion the input's format does not read fails the result, as on the
+// command line: nothing given is silently left unchecked.
+void CheckCompanionsRead(const Format& format, const Options& options, DiagnosticSink& sink) {
+  for (const File& companion : options.companions) {
+    if (format.TakesCompanion(companion.name, companion.bytes)) continue;
+    sink.Report(core_rules::kCompanionUnused, {std::nullopt, std::nullopt, "", companion.name},
+                Str("the input is ", format.id(), ", which takes ", format.companion_kinds()));
+  }
 }
 
 Result UsageError(std::string message) {
@@ -83,16 +96,25 @@ Result Validate(std::span<const uint8_t> bytes, const Options& options) {
     }
     forced = &entry->validator;
   }
+  MemoryFiles files;
   ValidateContext context;
   context.limits = LimitsOf(options);
+  context.path = options.name;
+  context.files = &files;
+  for (const File& companion : options.companions) {
+    files.Add(companion.name, companion.bytes);
+    context.companions.push_back(companion.name);
+  }
   context.deadline = Deadline(context.limits.time_budget_ms);
-  DiagnosticSink sink(ProfileOf(options), std::string(kInputName));
+  DiagnosticSink sink(ProfileOf(options),
+                      options.name.empty() ? std::string(kInputName) : options.name);
   const InputBuffer input = InputBuffer::Copy(bytes);
   const Format* format = ValidatorFor(input.bytes(), forced);
   if (format == nullptr) {
     ReportUnknownFormat("Options::format", sink);
   } else {
     ValidateGuarded(*format, input, context, sink);
+    CheckCompanionsRead(*format, options, sink);
   }
   OutOfTime(context, sink);
   return ToApi(sink, format);

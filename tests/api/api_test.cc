@@ -2,13 +2,16 @@
 // detection, profiles and outcomes.
 #include <algorithm>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "accelcheck/accelcheck.h"
+#include "conformance/provider.h"
 #include "conformance/tensil/bundle.h"
 #include "tests/support/small_program.h"
+#include "tools/accelcheck/registry.h"
 #include "validators/core/report.h"
 
 namespace accelcheck::api {
@@ -101,12 +104,87 @@ TEST(Api, LimitHitHasNoVerdict) {
   EXPECT_EQ(limit->category, Category::kLimit);
 }
 
-// Companions cannot be given: a Tensil model in memory finds none of its files.
-TEST(Api, TensilModelInMemoryReportsItsFilesMissing) {
-  const Result result = Validate(Text(tensil::conformance::TinyBundle().model.dump()));
+// The files a base names and its companions, as the interface takes them.
+std::vector<File> CompanionsOf(const conformance::Base& base) {
+  std::vector<File> files;
+  for (size_t i = 1; i < base.files.size(); ++i)
+    files.push_back({base.files[i].name, base.files[i].bytes});
+  for (const conformance::NamedFile& companion : base.companions)
+    files.push_back({companion.name, companion.bytes});
+  return files;
+}
+
+// Every valid input of the conformance suite, with the files it names and its
+// companions given in memory, conforms, and no check waits for a companion.
+TEST(Api, EveryValidBaseConformsWithItsCompanionsInMemory) {
+  int bases = 0;
+  for (const conformance::Provider* provider : accelcheck::Providers()) {
+    for (const conformance::Base& base : provider->Bases()) {
+      ++bases;
+      const Result result = Validate(base.files.front().bytes, {.name = base.files.front().name,
+                                                                .companions = CompanionsOf(base)});
+      EXPECT_EQ(result.format, provider->format()) << base.id;
+      EXPECT_EQ(result.outcome, Outcome::kConforms)
+          << base.id << ": " << ::testing::PrintToString(RulesOf(result));
+      if (base.companions.empty()) continue;
+      // Given in memory, the companions were read: no check was left undone for want of them.
+      for (const std::string& rule : RulesOf(result)) {
+        EXPECT_EQ(rule.find(".unchecked"), std::string::npos) << base.id << ": " << rule;
+      }
+    }
+  }
+  EXPECT_GT(bases, 3);
+}
+
+TEST(Api, TensilModelReadsItsFilesFromTheCompanions) {
+  const auto files = std::get<std::vector<conformance::NamedFile>>(
+      tensil::conformance::SerializeBundle(tensil::conformance::TinyBundle(), "tiny"));
+  ASSERT_EQ(files.size(), 3u);
+  const std::vector<File> named = {{files[1].name, files[1].bytes},
+                                   {files[2].name, files[2].bytes}};
+  const Result result = Validate(files[0].bytes, {.name = files[0].name, .companions = named});
   EXPECT_EQ(result.format, "tensil");
-  EXPECT_NE(Find(result, "tensil.model.file_missing"), nullptr)
-      << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(result.outcome, Outcome::kConforms) << ::testing::PrintToString(RulesOf(result));
+
+  // Without them nothing is read from disk, even under a name beside which
+  // the files could be.
+  const Result alone = Validate(files[0].bytes, {.name = files[0].name});
+  EXPECT_EQ(alone.outcome, Outcome::kErrors);
+  const Diagnostic* missing = Find(alone, "tensil.model.file_missing");
+  ASSERT_NE(missing, nullptr) << ::testing::PrintToString(RulesOf(alone));
+  EXPECT_NE(missing->message.find("no file of that name was given"), std::string::npos)
+      << missing->message;
+}
+
+// A companion's own problems are located in it, with its line and column.
+TEST(Api, TarchCompanionProblemsAreLocatedInIt) {
+  const auto files = std::get<std::vector<conformance::NamedFile>>(
+      tensil::conformance::SerializeBundle(tensil::conformance::TinyBundle(), "tiny"));
+  nlohmann::json arch = tensil::conformance::TinyBundle().model["arch"];
+  arch["array_size"] = "two";
+  const std::vector<uint8_t> tarch = Text(arch.dump(1));
+  const Result result = Validate(files[0].bytes, {.name = files[0].name,
+                                                  .companions = {{files[1].name, files[1].bytes},
+                                                                 {files[2].name, files[2].bytes},
+                                                                 {"tiny.tarch", tarch}}});
+  EXPECT_EQ(result.outcome, Outcome::kErrors);
+  const auto in_tarch = std::find_if(result.diagnostics.begin(), result.diagnostics.end(),
+                                     [](const Diagnostic& d) { return d.member == "tiny.tarch"; });
+  ASSERT_NE(in_tarch, result.diagnostics.end()) << ::testing::PrintToString(RulesOf(result));
+  const std::string text(tarch.begin(), tarch.end());
+  ASSERT_TRUE(in_tarch->offset.has_value());
+  EXPECT_EQ(text.substr(*in_tarch->offset, 5), "\"two\"");
+  EXPECT_GT(in_tarch->line, 1u);
+  EXPECT_GT(in_tarch->column, 1u);
+}
+
+TEST(Api, CompanionOfAnotherKindIsReportedUnused) {
+  const std::vector<uint8_t> frontend = Text(R"({"conv1": {}})");
+  const Result result = Validate(SmallProgram(), {.companions = {{"frontend.json", frontend}}});
+  EXPECT_EQ(result.outcome, Outcome::kErrors);
+  const Diagnostic* unused = Find(result, "core.companion.unused");
+  ASSERT_NE(unused, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(unused->member, "frontend.json");
 }
 
 TEST(Api, ListsTheFormatsAndTheVersion) {

@@ -39,7 +39,7 @@ def read(source, name):
 def check_action(action, text):
     check(action["runs"]["using"] == "composite", "action.yml is not a composite action")
     inputs = action["inputs"]
-    for name in ("paths", "args", "strict", "sarif-file", "upload-sarif", "deb"):
+    for name in ("paths", "args", "strict", "srcroot", "sarif-file", "upload-sarif", "deb"):
         check(name in inputs, f"action.yml lacks the input {name}")
     steps = action["runs"]["steps"]
     for step in steps:
@@ -73,13 +73,13 @@ def check_readme(source):
         check(text in readme, f"README.md does not show {text}")
 
 
-def run_validate_step(action, accelcheck, work, paths, strict):
+def run_validate_step(action, accelcheck, work, paths, strict, srcroot=""):
     """Runs the validate step's script; returns its outputs as a dict."""
     step = next(s for s in action["runs"]["steps"] if s.get("id") == "validate")
     outputs = os.path.join(work, "github_output")
     open(outputs, "w").close()
     env = dict(os.environ, ACCELCHECK=accelcheck, GITHUB_OUTPUT=outputs, PATHS=paths,
-               ARGS="", STRICT=strict, SARIF=os.path.join(work, "report.sarif"))
+               ARGS="", STRICT=strict, SRCROOT=srcroot, SARIF=os.path.join(work, "report.sarif"))
     subprocess.run(["bash", "-c", step["run"]], env=env, cwd=work, check=True)
     with open(outputs, encoding="utf-8") as f:
         return dict(line.strip().split("=", 1) for line in f if "=" in line)
@@ -97,11 +97,14 @@ def check_validate_step(action, accelcheck, work):
     check(clean.get("exit-code") == "0", f"a valid architecture: {clean}")
     check(clean.get("sarif-written") == "true", "no SARIF report for a valid architecture")
 
-    broken = run_validate_step(action, accelcheck, work, "models/\n b.tarch", "true")
+    broken = run_validate_step(action, accelcheck, work, "models/\n b.tarch", "true", srcroot=work)
     check(broken.get("exit-code") == "1", f"a broken architecture: {broken}")
     with open(os.path.join(work, "report.sarif"), encoding="utf-8") as f:
         results = json.load(f)["runs"][0]["results"]
     check([r["ruleId"] for r in results] == ["tensil.arch.positive"], f"SARIF results {results}")
+    location = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    check((location.get("uri"), location.get("uriBaseId")) == ("b.tarch", "SRCROOT"),
+          f"the srcroot input does not make URIs relative to the checkout: {location}")
 
 
 def main():

@@ -176,12 +176,33 @@ TEST_F(GateTest, ABaselineHoldsInAnotherCheckout) {
       << "without the root, the file is named otherwise";
 }
 
+// Without --srcroot two arguments may hold files of the same relative name:
+// the run says that the baseline cannot tell their findings apart.
+TEST_F(GateTest, FilesOfTheSameNameUnderTwoArgumentsAreWarnedOf) {
+  BrokenProgram(dir_, "a/models/bad.pte");
+  BrokenProgram(dir_, "b/models/bad.pte");
+  const std::string base = Path("base.json");
+  ToolRun run = RunTool({"validate", "--write-baseline", base, Path("a/models"), Path("b/models")});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.err.find("have the same name in the baseline (bad.pte)"), std::string::npos)
+      << run.err;
+  run = RunTool({"validate", "--srcroot", dir_.path().string(), "--write-baseline", base,
+                 Path("a/models"), Path("b/models")});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.err, "");
+}
+
 TEST_F(GateTest, ABaselineThatCannotBeReadOrIsNotOneStopsTheRun) {
   const std::string file = Trailing();
   ToolRun run = RunTool({"validate", "--baseline", Path("missing.json"), file});
   EXPECT_EQ(run.exit_code, 3);
   EXPECT_NE(run.err.find("cannot read the baseline " + Path("missing.json")), std::string::npos)
       << run.err;
+  run = RunTool({"validate", "--output", "json", "--baseline", Path("missing.json"), file});
+  EXPECT_EQ(run.exit_code, 3);
+  const json unreadable = json::parse(run.out);
+  EXPECT_EQ(unreadable["error"]["kind"], "io");
+  EXPECT_EQ(unreadable["summary"]["exit_code"], 3);
 
   const std::string bogus = dir_.Write("bogus.json", TextBytes(R"({"findings": []})"));
   run = RunTool({"validate", "--output", "json", "--baseline", bogus, file});

@@ -136,5 +136,44 @@ TEST_F(CompanionsTest, AScheduleWithoutItsFrontendConformsWithANote) {
   EXPECT_EQ(RulesOf(report, ir), std::vector<std::string>{}) << report.dump(1);
 }
 
+// A schedule finds the frontend IR `generate gemini` writes beside it
+// (<stem>.frontend.json) without --frontend.
+TEST_F(CompanionsTest, AScheduleFindsTheFrontendBesideIt) {
+  const std::string ir = dir_.Write("net.json", Text(gemini::CaseBaseIr()));
+  dir_.Write("net.frontend.json", Text(gemini::CaseBaseFrontend()));
+  json report = ValidateJson({ir}, 0);
+  EXPECT_EQ(RulesOf(report, ir), std::vector<std::string>{}) << report.dump(1);
+
+  json frontend = json::parse(gemini::CaseBaseFrontend());
+  frontend.begin().value()["stride"] = {0, 0};
+  dir_.Write("net.frontend.json", Text(frontend.dump()));
+  report = ValidateJson({ir}, 1);
+  EXPECT_EQ(RulesOf(report, ir),
+            (std::vector<std::string>{"gemini.frontend.range", "gemini.frontend.unchecked"}))
+      << report.dump(1);
+  const std::string note = report["files"][0]["diagnostics"][1]["message"];
+  EXPECT_NE(note.find("beside the schedule is not usable"), std::string::npos) << note;
+}
+
+// A frontend that is an input of the run as well as the schedule's companion
+// has its problems listed once, under its own name: in a directory run and
+// when it is named twice.
+TEST_F(CompanionsTest, AFrontendThatIsAlsoAnInputIsReportedOnce) {
+  const std::string ir = dir_.Write("net.json", Text(gemini::CaseBaseIr()));
+  json frontend = json::parse(gemini::CaseBaseFrontend());
+  frontend.begin().value()["stride"] = {0, 0};
+  const std::string bad = dir_.Write("net.frontend.json", Text(frontend.dump()));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{dir_.path().string()},
+        std::vector<std::string>{ir, bad, "--frontend", bad}}) {
+    const json report = ValidateJson(args, 1);
+    EXPECT_EQ(RulesOf(report, bad), std::vector<std::string>{"gemini.frontend.range"})
+        << report.dump(1);
+    EXPECT_EQ(RulesOf(report, ir), std::vector<std::string>{"gemini.frontend.unchecked"})
+        << report.dump(1);
+    EXPECT_EQ(report["summary"]["errors"], 1) << report.dump(1);
+  }
+}
+
 }  // namespace
 }  // namespace accelcheck::testing

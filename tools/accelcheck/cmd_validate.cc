@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <system_error>
 
 #include "tools/accelcheck/commands.h"
@@ -214,9 +215,10 @@ bool WantsJson(const Args& args) {
   return false;
 }
 
-// A usage error; with --output json, also the one JSON document of the run.
-void PrintUsageErrorJson(const Args& args, const std::string& message) {
-  if (WantsJson(args)) std::cout << UsageErrorJson(message) << std::flush;
+// A run that stopped before validating; with --output json, the one JSON
+// document of the run says why.
+void PrintRunErrorJson(const Args& args, ExitCode exit_code, const std::string& message) {
+  if (WantsJson(args)) std::cout << RunErrorJson(exit_code, message) << std::flush;
 }
 
 struct Input {
@@ -251,6 +253,23 @@ std::string FingerprintPath(const Input& input, const ValidateOptions& options) 
   const std::filesystem::path path = std::filesystem::path(input.path).lexically_normal();
   if (!input.from_directory) return path.filename().string();
   return path.lexically_relative(Directory(input.argument)).generic_string();
+}
+
+// Without --srcroot, two arguments may hold files of the same relative name,
+// whose findings a baseline cannot tell apart: the run says so on standard
+// error, naming the first pair.
+void WarnOfSharedFingerprintNames(const std::vector<Task>& tasks, const ValidateOptions& options) {
+  if (!options.srcroot.empty() || options.quiet) return;
+  std::map<std::string, std::string> seen;  // name -> path
+  for (const Task& task : tasks) {
+    const std::string name = FingerprintPath(task.input, options);
+    const auto [it, fresh] = seen.emplace(name, task.input.path);
+    if (fresh || it->second == task.input.path) continue;
+    std::cerr << "accelcheck validate: warning: " << OneLine(it->second) << " and "
+              << OneLine(task.input.path) << " have the same name in the baseline ("
+              << OneLine(name) << "), so their findings are not told apart; give --srcroot DIR\n";
+    return;
+  }
 }
 
 // Expands a directory into its regular files, sorted by path, so that runs
@@ -308,10 +327,14 @@ void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateO
   }
 }
 
-FileResult CheckInput(const Input& input, const ValidateOptions& options, Baseline* baseline) {
+// `inputs` are the files the run validates: a companion among them reports
+// its own problems, so the input that reads it does not list them again.
+FileResult CheckInput(const Input& input, const ValidateOptions& options,
+                      const std::vector<std::string>& inputs, Baseline* baseline) {
   const std::string name = DisplayName(input.path);
   FileResult result{name, "", false, DiagnosticSink(options.profile, name)};
   if (baseline != nullptr) result.sink.UseBaseline(baseline, FingerprintPath(input, options));
+  result.sink.ReportedElsewhere(inputs);
   ValidateContext context;
   context.limits = options.limits;
   context.path = input.path;
@@ -336,6 +359,10 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options, Baseli
 // one file at a time.
 std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions& options,
                                  Baseline* baseline) {
+  std::vector<std::string> inputs;
+  for (const Task& task : tasks) {
+    if (!task.listed) inputs.push_back(task.input.path);
+  }
   std::vector<std::optional<FileResult>> done(tasks.size());
   {
     ProgressOptions counted = ProgressFor(options.quiet);
@@ -344,7 +371,7 @@ std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions
     Progress progress(counted, "accelcheck validate: files", tasks.size());
     ParallelFor(tasks.size(), options.jobs, [&](size_t i) {
       done[i] = tasks[i].listed ? std::move(tasks[i].listed)
-                                : CheckInput(tasks[i].input, options, baseline);
+                                : CheckInput(tasks[i].input, options, inputs, baseline);
       progress.Advance();
     });
   }
@@ -440,7 +467,10 @@ void CheckCompanions(const ValidateOptions& options, Baseline* baseline,
 ExitCode ReadBaseline(const std::string& path, const Limits& limits,
                       std::optional<Baseline>* baseline, std::string* error) {
   const std::optional<InputBuffer> bytes = ReadFileLimited(path, limits.max_file_size, error);
-  if (!bytes) return IoError(ValidateSpec(), Str("cannot read the baseline ", path, ": ", *error));
+  if (!bytes) {
+    *error = Str("cannot read the baseline ", path, ": ", *error);
+    return IoError(ValidateSpec(), *error);
+  }
   const ByteView view = bytes->bytes();
   *baseline = Baseline::Parse(
       std::string_view(reinterpret_cast<const char*>(view.data()), view.size()), error);
@@ -464,13 +494,13 @@ ExitCode RunValidate(const Args& args) {
   std::string error;
   const std::optional<ParsedArgs> parsed = ParseCommand(spec, args, &exit_code, &error);
   if (!parsed) {
-    if (exit_code == ExitCode::kUsage) PrintUsageErrorJson(args, error);
+    if (exit_code == ExitCode::kUsage) PrintRunErrorJson(args, exit_code, error);
     return exit_code;
   }
   const std::optional<ValidateOptions> options = ToOptions(*parsed, &error);
   if (!options) {
     UsageError(spec, error);
-    PrintUsageErrorJson(args, error);
+    PrintRunErrorJson(args, ExitCode::kUsage, error);
     return ExitCode::kUsage;
   }
 
@@ -479,13 +509,16 @@ ExitCode RunValidate(const Args& args) {
     baseline = Baseline::Recording();
   } else if (options->baseline) {
     exit_code = ReadBaseline(*options->baseline, options->limits, &baseline, &error);
-    if (exit_code == ExitCode::kUsage) PrintUsageErrorJson(args, error);
-    if (exit_code != ExitCode::kConforms) return exit_code;
+    if (exit_code != ExitCode::kConforms) {
+      PrintRunErrorJson(args, exit_code, error);
+      return exit_code;
+    }
   }
   Baseline* accepts = baseline ? &*baseline : nullptr;
 
   std::vector<Task> tasks;
   for (const std::string& path : options->inputs) ExpandInput(path, options->profile, &tasks);
+  if (accepts != nullptr) WarnOfSharedFingerprintNames(tasks, *options);
   std::vector<FileResult> results = CheckAll(tasks, *options, accepts);
   CheckCompanions(*options, accepts, results);
 

@@ -48,6 +48,11 @@ InputBuffer InputBuffer::Copy(ByteView bytes) {
   return buffer;
 }
 
+std::string FileTooLarge(uint64_t size, uint64_t max_size) {
+  return "file size " + std::to_string(size) + " exceeds --max-file-size " +
+         std::to_string(max_size);
+}
+
 std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max_size,
                                            std::string* error) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
@@ -64,8 +69,7 @@ std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max
   }
   const uint64_t size = static_cast<uint64_t>(info.st_size);
   if (size > max_size) {
-    *error = "file size " + std::to_string(size) + " exceeds --max-file-size " +
-             std::to_string(max_size);
+    *error = FileTooLarge(size, max_size);
     std::fclose(file);
     return std::nullopt;
   }

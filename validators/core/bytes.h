@@ -77,6 +77,9 @@ class InputBuffer {
   friend std::optional<InputBuffer> ReadFileLimited(const std::string&, uint64_t, std::string*);
 };
 
+// Why a file of `size` bytes is refused under --max-file-size `max_size`.
+std::string FileTooLarge(uint64_t size, uint64_t max_size);
+
 // Reads a whole file, refusing (with `error` set) files larger than `max_size`
 // before allocating for them.
 std::optional<InputBuffer> ReadFileLimited(const std::string& path, uint64_t max_size,

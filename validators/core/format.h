@@ -10,6 +10,7 @@
 
 #include "validators/core/bytes.h"
 #include "validators/core/diagnostic.h"
+#include "validators/core/file_source.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
 
@@ -23,10 +24,18 @@ struct ValidateContext {
   std::string path;
   // Companion files named on the command line (a .ptd for a .pte, ...).
   std::vector<std::string> companions;
+  // Where companions and the files beside the input are read from: the file
+  // system, or the named buffers an embedding program gives.
+  const FileSource* files = &FileSystem();
   // The file's --time-budget-ms, started by the caller before the file is
   // read. Validators check expired() between phases and in long loops and then
   // report core.limit.time-budget-ms.
   Deadline deadline{0};
+
+  // A companion or a file the input names, within --max-file-size.
+  std::optional<InputBuffer> ReadFile(const std::string& file, std::string* error) const {
+    return files->Read(file, limits.max_file_size, error);
+  }
 };
 
 class Format {

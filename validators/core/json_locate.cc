@@ -161,4 +161,14 @@ void PinJsonLocations(ByteView text, std::string_view member, const Limits& limi
   }
 }
 
+void ReportCompanionProblems(ByteView text, const std::string& path, const Limits& limits,
+                             DiagnosticSink& problems, DiagnosticSink& sink) {
+  PinJsonLocations(text, "", limits, problems.MutableDiagnostics());
+  for (const Diagnostic& d : problems.diagnostics()) {
+    Location where = d.location;
+    where.member = path;
+    sink.Report(*d.rule, std::move(where), d.message);
+  }
+}
+
 }  // namespace accelcheck

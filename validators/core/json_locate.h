@@ -12,6 +12,7 @@
 #include "validators/core/bytes.h"
 #include "validators/core/diagnostic.h"
 #include "validators/core/limits.h"
+#include "validators/core/sink.h"
 
 namespace accelcheck {
 
@@ -24,6 +25,13 @@ namespace accelcheck {
 // when it holds the text, drops the pages passed (JsonReader).
 void PinJsonLocations(ByteView text, std::string_view member, const Limits& limits,
                       std::span<Diagnostic> diagnostics, const InputBuffer* input = nullptr);
+
+// Reports to `sink` what a JSON companion's own checks found (`problems`, a
+// sink named after the companion), located in the companion: each problem is
+// pinned in `text` and names `path` as its member, so that a report shows the
+// companion's file, line and column, not the input that named it.
+void ReportCompanionProblems(ByteView text, const std::string& path, const Limits& limits,
+                             DiagnosticSink& problems, DiagnosticSink& sink);
 
 // The 1-based line and column (in Unicode code points) of each offset in
 // `offsets`, which must be sorted; one pass over the text up to the last.

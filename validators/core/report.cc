@@ -581,12 +581,13 @@ std::string WriteJunit(std::span<const FileResult> results) {
   return out + "  </testsuite>\n</testsuites>\n";
 }
 
-std::string UsageErrorJson(std::string_view message) {
+std::string RunErrorJson(ExitCode exit_code, std::string_view message) {
   RunSummary summary;
-  summary.exit_code = ExitCode::kUsage;
+  summary.exit_code = exit_code;
+  const std::string_view kind = exit_code == ExitCode::kUsage ? "usage" : "io";
   return DumpJson(Json{{"version", kJsonReportVersion},
                        {"tool", ToolJson()},
-                       {"error", {{"kind", "usage"}, {"message", message}}},
+                       {"error", {{"kind", kind}, {"message", message}}},
                        {"files", Json::array()},
                        {"summary", SummaryJson(summary)}});
 }

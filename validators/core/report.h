@@ -115,9 +115,11 @@ std::optional<std::string> PathInside(const std::string& root, const std::string
 // One diagnostic as a text line (without the newline).
 std::string TextLine(const Diagnostic& diagnostic);
 
-// The JSON document for a command line that could not be parsed, so that
-// `--output json` always prints exactly one document.
-std::string UsageErrorJson(std::string_view message);
+// The JSON document for a run that stopped before validating: a command line
+// that could not be parsed (kUsage, kind "usage") or a file it needs that
+// could not be read (kFailure, kind "io"), so that `--output json` always
+// prints exactly one document.
+std::string RunErrorJson(ExitCode exit_code, std::string_view message);
 
 // `text` as one printable line, for text reports and the terminal: valid
 // UTF-8, control characters as "\xNN".

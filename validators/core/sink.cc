@@ -1,6 +1,7 @@
 #include "validators/core/sink.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
 namespace accelcheck {
@@ -13,11 +14,31 @@ void DiagnosticSink::UseBaseline(Baseline* baseline, std::string file) {
   baseline_file_ = std::move(file);
 }
 
+namespace {
+
+std::string NormalPath(const std::string& path) {
+  return std::filesystem::path(path).lexically_normal().string();
+}
+
+}  // namespace
+
+void DiagnosticSink::ReportedElsewhere(std::vector<std::string> files) {
+  for (std::string& file : files) file = NormalPath(file);
+  reported_elsewhere_ = std::move(files);
+}
+
+bool DiagnosticSink::IsReportedElsewhere(const Location& location) const {
+  if (location.member.empty() || reported_elsewhere_.empty()) return false;
+  return std::find(reported_elsewhere_.begin(), reported_elsewhere_.end(),
+                   NormalPath(location.member)) != reported_elsewhere_.end();
+}
+
 void DiagnosticSink::Report(const Rule& rule, Location location, std::string message) {
   // Phases gate on the rule's default severity, whatever the options say.
   if (rule.severity == Severity::kError) ++blocking_;
   const bool failing = IsProtected(rule);
   if (failing) failed_ = true;
+  if (!failing && IsReportedElsewhere(location)) return;
   const RuleSetting setting = profile_.rules.For(rule);
   if (setting.disabled) {
     ++disabled_;

@@ -39,6 +39,12 @@ class DiagnosticSink {
   // Limit, I/O and internal diagnostics are never baselined.
   void UseBaseline(Baseline* baseline, std::string file);
 
+  // Problems located in one of `files` (a companion that is also an input
+  // of the run, and reports them under its own name) still gate phases here
+  // but are neither counted nor listed, so that a run lists each problem
+  // once. Limit, I/O and internal diagnostics are always listed.
+  void ReportedElsewhere(std::vector<std::string> files);
+
   // Phases gate on this: it counts diagnostics of rules whose default severity
   // is error, so that a later phase runs only when its invariants hold whatever
   // the profile.
@@ -61,11 +67,14 @@ class DiagnosticSink {
   bool failed() const { return failed_; }
 
  private:
+  bool IsReportedElsewhere(const Location& location) const;
+
   Profile profile_;
   std::string file_;
   std::vector<Diagnostic> diagnostics_;
   Baseline* baseline_ = nullptr;
   std::string baseline_file_;
+  std::vector<std::string> reported_elsewhere_;
   uint64_t blocking_ = 0;
   uint64_t errors_ = 0;
   uint64_t warnings_ = 0;

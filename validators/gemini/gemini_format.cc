@@ -1,6 +1,7 @@
 #include "validators/gemini/gemini_format.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "validators/core/core_rules.h"
 #include "validators/core/json_locate.h"
@@ -11,8 +12,23 @@
 
 namespace accelcheck::gemini {
 
+namespace {
+
+// The files that may hold a schedule's frontend IR: the companions, else the
+// file `accelcheck generate gemini` writes beside it, <stem>.frontend.json
+// (docs/formats/gemini.md "Frontend IR").
+std::vector<std::string> FrontendCandidates(const ValidateContext& context) {
+  if (!context.companions.empty() || context.path.empty()) return context.companions;
+  std::filesystem::path sibling(context.path);
+  sibling.replace_extension(".frontend.json");
+  if (sibling.string() == context.path || !context.files->HasFile(sibling.string())) return {};
+  return {sibling.string()};
+}
+
+}  // namespace
+
 std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticSink& sink) {
-  const std::vector<std::string>& companions = context.companions;
+  const std::vector<std::string> companions = FrontendCandidates(context);
   if (companions.empty()) return std::nullopt;
   // The first companion that looks like a frontend IR; a lone companion is
   // read as one whatever it holds, so that a broken frontend gets its reason.
@@ -20,8 +36,7 @@ std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticS
   std::string error;
   std::optional<InputBuffer> buffer;
   for (const std::string& companion : companions) {
-    std::optional<InputBuffer> candidate =
-        ReadFileLimited(companion, context.limits.max_file_size, &error);
+    std::optional<InputBuffer> candidate = context.ReadFile(companion, &error);
     if (candidate && LooksLikeFrontend(candidate->bytes())) {
       path = companion;
       buffer = std::move(candidate);
@@ -29,7 +44,7 @@ std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticS
     }
   }
   if (!buffer && companions.size() > 1) return std::nullopt;
-  if (!buffer) buffer = ReadFileLimited(path, context.limits.max_file_size, &error);
+  if (!buffer) buffer = context.ReadFile(path, &error);
   if (!buffer) {
     sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path},
                 Str("frontend IR ", Quoted(path), " cannot be used: ", error));
@@ -39,12 +54,7 @@ std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticS
   // in the scheduler IR that names it.
   DiagnosticSink problems(Profile{}, path);
   std::optional<Frontend> frontend = ParseFrontend(buffer->bytes(), context, problems);
-  PinJsonLocations(buffer->bytes(), "", context.limits, problems.MutableDiagnostics());
-  for (const Diagnostic& d : problems.diagnostics()) {
-    Location where = d.location;
-    where.member = path;
-    sink.Report(*d.rule, std::move(where), d.message);
-  }
+  ReportCompanionProblems(buffer->bytes(), path, context.limits, problems, sink);
   return frontend;
 }
 
@@ -66,9 +76,11 @@ namespace {
 // I-F9: a run never passes silently on checks that did not run.
 void ReportUnchecked(const ValidateContext& context, DiagnosticSink& sink) {
   using namespace rules;
-  const std::string why = context.companions.empty()
-                              ? "no frontend IR was given"
-                              : "no usable frontend IR was among the companions";
+  const std::string why =
+      FrontendCandidates(context).empty()
+          ? "no frontend IR was given, nor found beside the schedule as <stem>.frontend.json"
+      : context.companions.empty() ? "the frontend IR beside the schedule is not usable"
+                                   : "no usable frontend IR was among the companions";
   sink.Report(kFrontendUnchecked, Location{},
               Str(why, ", so ", kFrontendLayer.id, ", ", kFrontendLayerType.id, ", ",
                   kTileReceptiveField.id, ", ", kTilePadding.id, ", ", kWorkloadShape.id,

@@ -14,7 +14,8 @@ const Format& GeminiFormat();
 
 // The frontend IR named among the companions (--data / --frontend), decoded
 // and validated by the frontend rules: the first that looks like one, or the
-// only companion. Nothing when none is named, when it cannot be read
+// only companion; without companions, <stem>.frontend.json beside the
+// schedule. Nothing when there is none, when it cannot be read
 // (core.io.read) or when it breaks a rule of default severity error; its
 // problems go to `sink` located in the frontend file (Location::member).
 std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticSink& sink);

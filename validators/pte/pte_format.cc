@@ -23,7 +23,7 @@ bool IsPtd(ByteView bytes) { return HasBytesAt(bytes, 4, "FT01"); }
 std::optional<InputBuffer> ReadNamedData(const ValidateContext& context, std::string* path) {
   std::string error;
   for (const std::string& companion : context.companions) {
-    auto buffer = ReadFileLimited(companion, context.limits.max_file_size, &error);
+    auto buffer = context.ReadFile(companion, &error);
     if (!buffer || !IsPtd(buffer->bytes())) continue;
     *path = companion;
     return buffer;
@@ -31,10 +31,9 @@ std::optional<InputBuffer> ReadNamedData(const ValidateContext& context, std::st
   if (context.path.empty()) return std::nullopt;
   std::filesystem::path sibling(context.path);
   sibling.replace_extension(".ptd");
-  std::error_code ec;
-  if (sibling.string() == context.path || !std::filesystem::is_regular_file(sibling, ec))
+  if (sibling.string() == context.path || !context.files->HasFile(sibling.string()))
     return std::nullopt;
-  auto buffer = ReadFileLimited(sibling.string(), context.limits.max_file_size, &error);
+  auto buffer = context.ReadFile(sibling.string(), &error);
   if (!buffer || !IsPtd(buffer->bytes())) return std::nullopt;
   *path = sibling.string();
   return buffer;

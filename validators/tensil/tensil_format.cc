@@ -49,7 +49,7 @@ std::optional<std::string> Resolve(const ValidateContext& context, const std::st
 std::optional<InputBuffer> ReadCompanion(const std::string& path, const Location& where,
                                          const ValidateContext& context, DiagnosticSink& sink) {
   std::string error;
-  auto buffer = ReadFileLimited(path, context.limits.max_file_size, &error);
+  auto buffer = context.ReadFile(path, &error);
   if (!buffer) {
     sink.Report(rules::kModelFileMissing, where, Str("cannot read ", Quoted(path), ": ", error));
   }
@@ -134,9 +134,9 @@ std::optional<Architecture> ReadArchitectureFile(const std::string& path, const 
     arch = DecodeArchitectureDocument(buffer->bytes(), context.limits, scratch);
   }
   if (!arch) {
-    sink.Report(
-        rules::kModelFileMissing, where,
-        Str(Quoted(path), " is not a valid architecture (validate it on its own for the reasons)"));
+    sink.Report(rules::kModelFileMissing, where,
+                Str(Quoted(path), " is not a valid architecture (its problems follow)"));
+    ReportCompanionProblems(buffer->bytes(), path, context.limits, scratch, sink);
   }
   return arch;
 }

@@ -32,6 +32,12 @@ enum class Outcome : uint8_t {
   kFailed = 3,    // a resource limit was hit or accelcheck failed: no verdict
 };
 
+// A file held in memory under the name a validation looks it up by.
+struct File {
+  std::string name = {};                // "model.ptd", "frontend.json", "prog.tprog"
+  std::span<const uint8_t> bytes = {};  // not copied: must outlive Validate
+};
+
 struct Options {
   // The format to check the bytes as ("pte", "gemini", "tensil"); empty:
   // detected from the content.
@@ -39,6 +45,16 @@ struct Options {
   Profile profile = Profile::kDefault;
   bool werror = false;      // warnings make the outcome kErrors
   uint64_t max_errors = 0;  // list at most this many errors (0: all)
+  // The input's file name ("model.tmodel"): what messages call it, and the
+  // place the files it names are looked up relative to (a Tensil model's
+  // .tprog and .tdata, a .pte's <stem>.ptd). Empty: "<memory>", beside which
+  // nothing is looked up.
+  std::string name = {};
+  // The companions, as `accelcheck validate --data` takes them: a .ptd, a
+  // Gemini frontend IR, a Tensil .tarch, .tprog or .tdata. The only files a
+  // validation reads: one named nowhere here is missing. A companion the
+  // input's format does not read is reported as core.companion.unused.
+  std::vector<File> companions = {};
   // Resource limits; unset, the defaults of `accelcheck validate` (docs/RULES.md).
   std::optional<uint64_t> max_depth = {};
   std::optional<uint64_t> max_tables = {};
@@ -51,8 +67,11 @@ struct Diagnostic {
   Category category = Category::kInvalid;
   std::optional<uint64_t> offset = {};  // byte offset, when the bytes are known
   std::optional<uint64_t> length = {};
-  std::string path = {};     // object path or JSON pointer, when the object is known
-  std::string member = {};   // the member or named file the offset counts in, if any
+  std::string path = {};    // object path or JSON pointer, when the object is known
+  std::string member = {};  // the member or named file the offset counts in, if any
+  // In a JSON file, the 1-based line and column (in code points) of `offset`; 0 otherwise.
+  uint64_t line = 0;
+  uint64_t column = 0;
   std::string message = {};  // names the object, the expected and the actual value
 };
 
@@ -65,11 +84,10 @@ struct Result {
   std::string usage_error = {};  // why the options cannot be used (kUsage only)
 };
 
-// Checks `bytes` against every rule of their format. Companion files (a
-// .ptd, a Gemini frontend IR, a Tensil model's .tprog and .tdata) cannot be
-// given yet: a Tensil model reports its files as missing. Never throws for
-// anything the bytes contain; a failure inside a validator is a diagnostic
-// of category kInternal with the outcome kFailed.
+// Checks `bytes` against every rule of their format, with the companions of
+// `options`; reads no file. Never throws for anything the bytes contain; a
+// failure inside a validator is a diagnostic of category kInternal with the
+// outcome kFailed.
 Result Validate(std::span<const uint8_t> bytes, const Options& options = {});
 
 // The formats compiled in, in the order detection tries them.

@@ -239,11 +239,18 @@ TEST(JsonReportTest, InvalidUtf8IsReplacedNotThrown) {
 }
 
 TEST(JsonReportTest, UsageErrorIsOneDocumentWithExitCodeTwo) {
-  const json doc = json::parse(UsageErrorJson("unknown option --frobnicate \xff"));
+  const json doc = json::parse(RunErrorJson(ExitCode::kUsage, "unknown option --frobnicate \xff"));
   EXPECT_EQ(doc["version"], 1);
   EXPECT_EQ(doc["error"]["kind"], "usage");
   EXPECT_EQ(doc["error"]["message"], "unknown option --frobnicate \xef\xbf\xbd");
   EXPECT_EQ(doc["summary"]["exit_code"], 2);
+  EXPECT_TRUE(doc["files"].empty());
+}
+
+TEST(JsonReportTest, UnreadableFileOfTheRunIsOneDocumentWithExitCodeThree) {
+  const json doc = json::parse(RunErrorJson(ExitCode::kFailure, "cannot read the baseline b.json"));
+  EXPECT_EQ(doc["error"]["kind"], "io");
+  EXPECT_EQ(doc["summary"]["exit_code"], 3);
   EXPECT_TRUE(doc["files"].empty());
 }
 
