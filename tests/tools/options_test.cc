@@ -70,7 +70,18 @@ TEST(OptionsTest, RepeatedFlagsKeepEveryValueAndGetReturnsTheLast) {
 TEST(OptionsTest, RejectsUnknownFlags) {
   EXPECT_EQ(ParseError({"--frobnicate"}), "unknown option --frobnicate");
   EXPECT_EQ(ParseError({"-x"}), "unknown option -x");
-  EXPECT_EQ(ParseError({"-of"}), "unknown option -of");
+  EXPECT_EQ(ParseError({"-format"}), "unknown option -format");
+}
+
+// As getopt reads them: "-oFILE" is "-o FILE"; flags without a value are not bundled.
+TEST(OptionsTest, AShortOptionTakesItsValueInTheSameArgument) {
+  EXPECT_EQ(MustParse({"-oreport.json"}).Get("o"), "report.json");
+  const std::vector<Flag> flags = {{"jobs", true, "N", "files at a time", 'j'},
+                                   {"quiet", false, "", "errors only", 'q'}};
+  EXPECT_EQ(MustParse({"-j4"}, flags).Get("jobs"), "4");
+  std::string error;
+  EXPECT_FALSE(Parse({"-qj4"}, flags, &error));
+  EXPECT_EQ(error, "unknown option -qj4");
 }
 
 TEST(OptionsTest, RejectsMissingAndUnwantedValues) {

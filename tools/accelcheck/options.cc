@@ -50,15 +50,22 @@ std::optional<ParsedArgs> Parse(const std::vector<std::string>& args,
       continue;
     }
     const bool is_long = arg[1] == '-';
-    if (!is_long && arg.size() != 2) {
-      *error = "unknown option " + arg;
-      return std::nullopt;
-    }
     std::string name = arg.substr(is_long ? 2 : 1);
     std::optional<std::string> inline_value;
     if (size_t eq = name.find('='); is_long && eq != std::string::npos) {
       inline_value = name.substr(eq + 1);
       name.resize(eq);
+    }
+    // A short option's value may follow it in the same argument, as getopt
+    // reads "-j4" and "-oreport.json"; short options are not bundled.
+    if (!is_long && name.size() > 1) {
+      const Flag* fused = FindFlag(flags, name.substr(0, 1), false);
+      if (fused == nullptr || !fused->takes_value) {
+        *error = "unknown option " + arg;
+        return std::nullopt;
+      }
+      inline_value = name.substr(1);
+      name.resize(1);
     }
     const std::string spelled = (is_long ? "--" : "-") + name;
     const Flag* flag = FindFlag(flags, name, is_long);
