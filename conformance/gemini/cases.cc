@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -158,14 +160,119 @@ std::string StartPaddedWindowLower(json& ir) {
   return at.path;
 }
 
+// Sets `key` of L2 tensor `tensor_id` of `core` to `value` in every snapshot
+// from workload `from` on that holds it: a tensor keeps its address, size
+// and order while it stays (I-B4).
+void SetTensorField(json& ir, const std::string& core, const json& tensor_id,
+                    const std::string& key, const json& value, size_t from = 0) {
+  json& list = ir.at(core);
+  for (size_t i = from; i < list.size(); ++i) {
+    for (json& entry : list[i].at("buffer")) {
+      if (entry.at("tensor_id") == tensor_id) entry[key] = value;
+    }
+  }
+}
+
 // Moves L2 tensor `tensor_id` of `core` to `address` in every snapshot that
 // holds it, so that it keeps one address (I-B4).
 void MoveTensor(json& ir, const std::string& core, const json& tensor_id, int64_t address) {
-  for (json& w : ir.at(core)) {
-    for (json& entry : w.at("buffer")) {
-      if (entry.at("tensor_id") == tensor_id) entry["address"] = address;
+  SetTensorField(ir, core, tensor_id, "address", address);
+}
+
+// "/<core>/<i>/buffer/<e>": entry `e` of workload `i`'s L2 snapshot.
+std::string EntryPointer(const std::string& core, size_t i, size_t e) {
+  return Str("/", core, "/", i, "/buffer/", e);
+}
+
+// One L2 tensor of a core: its id and the (workload, entry) positions of the
+// snapshots holding it, in order.
+struct Tensor {
+  std::string core;
+  json id;
+  std::vector<std::pair<size_t, size_t>> holders;
+};
+
+// The IR's tensors in the order they first appear (core, workload, entry).
+std::vector<Tensor> Tensors(const json& ir) {
+  std::vector<Tensor> tensors;
+  for (const std::string& core : CoreKeys(ir)) {
+    std::map<std::string, size_t> index;  // tensor_id as text -> tensors[]
+    const json& list = ir.at(core);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json& buffer = list[i].at("buffer");
+      for (size_t e = 0; e < buffer.size(); ++e) {
+        const json& id = buffer[e].at("tensor_id");
+        const auto [it, inserted] = index.emplace(id.dump(), tensors.size());
+        if (inserted) tensors.push_back({core, id, {}});
+        tensors[it->second].holders.emplace_back(i, e);
+      }
     }
   }
+  return tensors;
+}
+
+const json& EntryOf(const json& ir, const Tensor& t, size_t holder) {
+  const auto [i, e] = t.holders.at(holder);
+  return ir.at(t.core).at(i).at("buffer").at(e);
+}
+
+int64_t Int(const json& v) { return v.get<int64_t>(); }
+
+// A ring region [start, end) of a snapshot's ring_buffer_info (I-B1).
+struct Ring {
+  int64_t start = 0, end = 0;
+  bool operator==(const Ring&) const = default;
+};
+
+// The region of workload `w`'s snapshot holding `address`, or nothing.
+std::optional<Ring> RingOf(const json& w, int64_t address) {
+  for (const json& region : w.at("ring_buffer_info")) {
+    const Ring ring{Int(region.at(0)), Int(region.at(1))};
+    if (address >= ring.start && address < ring.end) return ring;
+  }
+  return std::nullopt;
+}
+
+// Whether bytes [a, a + size) and [b, b + other) meet on a ring of `height`
+// bytes, where a tensor may wrap around the end (I-B2).
+bool MeetOnRing(int64_t a, int64_t size, int64_t b, int64_t other, int64_t height) {
+  const auto mod = [height](int64_t x) { return ((x % height) + height) % height; };
+  return mod(b - a) < size || mod(a - b) < other;
+}
+
+// Whether tensor `t` fits at `address` in the snapshots of workloads `from`
+// on that hold it, in the ring of its address there, beside the other
+// tensors of that ring; `wrap` lets it run past the ring end.
+bool FitsAt(const json& ir, const Tensor& t, int64_t address, size_t from, bool wrap) {
+  for (size_t h = 0; h < t.holders.size(); ++h) {
+    const auto [i, e] = t.holders[h];
+    if (i < from) continue;
+    const json& w = ir.at(t.core).at(i);
+    const json& entry = EntryOf(ir, t, h);
+    const int64_t size = Int(entry.at("size"));
+    const std::optional<Ring> ring = RingOf(w, Int(entry.at("address")));
+    if (!ring || RingOf(w, address) != ring) return false;
+    if (size > ring->end - ring->start || (!wrap && address + size > ring->end)) return false;
+    const json& buffer = w.at("buffer");
+    for (size_t k = 0; k < buffer.size(); ++k) {
+      const int64_t b = Int(buffer[k].at("address"));
+      if (k == e || RingOf(w, b) != ring) continue;
+      if (MeetOnRing(address - ring->start, size, b - ring->start, Int(buffer[k].at("size")),
+                     ring->end - ring->start))
+        return false;
+    }
+  }
+  return true;
+}
+
+// The first tensor `pick` takes; throws when none does, so that the change
+// declines.
+const Tensor& FirstTensor(const std::vector<Tensor>& tensors,
+                          const std::function<bool(const Tensor&)>& pick) {
+  for (const Tensor& t : tensors) {
+    if (pick(t)) return t;
+  }
+  throw std::invalid_argument("no L2 tensor of the kind the change edits");
 }
 
 // The index of the first element of `list` that `pick` takes, or nothing.
@@ -175,6 +282,242 @@ std::optional<size_t> FirstIndex(const json& list, const std::function<bool(cons
     if (pick(list[i])) return i;
   }
   return std::nullopt;
+}
+
+// Whether an L2 entry lists transfer `t`.
+bool Carries(const json& entry, int64_t t) {
+  if (!entry.contains("transfer_id")) return false;  // a store entry (§2.3)
+  const json& ids = entry.at("transfer_id");
+  return ids.is_array() && std::find(ids.begin(), ids.end(), json(t)) != ids.end();
+}
+
+// Whether workload `w` reads transfer `t` in one of its ifmaps.
+bool Reads(const json& w, int64_t t) {
+  return FirstIndex(w.at("ifmap"), [t](const json& f) { return Carries(f, t); }).has_value();
+}
+
+// A tensor filled from cores only is no DRAM-queue item: it carries the
+// sentinel order, not one of 0..n-1 (I-B9).
+bool CoreFed(const json& entry) {
+  if (!entry.contains("tensor_order") || entry.at("tensor_order").is_null()) return false;
+  if (!entry.contains("source") || entry.at("type") == "ofmap") return false;
+  const json& sources = entry.at("source");
+  return sources.is_array() && !sources.empty() &&
+         std::all_of(sources.begin(), sources.end(),
+                     [](const json& source) { return source.at("type") == "core"; });
+}
+
+// The first core-fed tensor takes order 0, the first DRAM-queue item's, in
+// every snapshot that holds it (I-B9).
+std::string OrderCoreFedTensorFirst(json& ir) {
+  const std::vector<Tensor> tensors = Tensors(ir);
+  const Tensor& t =
+      FirstTensor(tensors, [&](const Tensor& tensor) { return CoreFed(EntryOf(ir, tensor, 0)); });
+  SetTensorField(ir, t.core, t.id, "tensor_order", 0);
+  return EntryPointer(t.core, t.holders[0].first, t.holders[0].second) + "/tensor_order";
+}
+
+// The first tensor that can start 8 bytes before its ring end without
+// meeting another tensor, modulo the ring, moves there and wraps (I-B2).
+std::string WrapTensorAroundRingEnd(json& ir) {
+  const std::vector<Tensor> tensors = Tensors(ir);
+  int64_t target = 0;
+  const Tensor& t = FirstTensor(tensors, [&](const Tensor& tensor) {
+    const json& first = EntryOf(ir, tensor, 0);
+    const std::optional<Ring> ring =
+        RingOf(ir.at(tensor.core).at(tensor.holders[0].first), Int(first.at("address")));
+    if (!ring || Int(first.at("size")) <= 8) return false;
+    target = ring->end - 8;
+    return FitsAt(ir, tensor, target, 0, true);
+  });
+  MoveTensor(ir, t.core, t.id, target);
+  return EntryPointer(t.core, t.holders[0].first, t.holders[0].second);
+}
+
+// A ring region of a snapshot cut to end 8 bytes past its highest tensor
+// start, so that every tensor still starts inside it.
+struct ShrunkRing {
+  int64_t start = 0, end = 0;
+  std::optional<size_t> too_large;  // the first entry larger than the region
+  bool wraps = false;               // an entry that fits runs past the end
+  int64_t fitting = 0;              // the bytes of the entries that fit
+};
+
+// The first region, in core, workload and region order, that `breaks` takes
+// once cut, cut; the pointer to its snapshot. Throws when none is taken.
+std::string ShrinkFirstRing(json& ir, const std::function<bool(const ShrunkRing&)>& breaks) {
+  for (const std::string& core : CoreKeys(ir)) {
+    json& list = ir.at(core);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json& buffer = list[i].at("buffer");
+      for (json& region : list[i].at("ring_buffer_info")) {
+        ShrunkRing cut;
+        cut.start = Int(region.at(0));
+        cut.end = -1;
+        const auto inside = [&](const json& e) {
+          return Int(e.at("address")) >= cut.start && Int(e.at("address")) < Int(region.at(1));
+        };
+        for (const json& e : buffer)
+          if (inside(e)) cut.end = std::max(cut.end, Int(e.at("address")) + 8);
+        if (cut.end < 0) continue;
+        for (size_t e = 0; e < buffer.size(); ++e) {
+          if (!inside(buffer[e])) continue;
+          const int64_t size = Int(buffer[e].at("size"));
+          if (size > cut.end - cut.start) {
+            if (!cut.too_large) cut.too_large = e;
+            continue;
+          }
+          cut.fitting += size;
+          if (Int(buffer[e].at("address")) + size > cut.end) cut.wraps = true;
+        }
+        if (!breaks(cut)) continue;
+        region.at(1) = cut.end;
+        return cut.too_large ? EntryPointer(core, i, *cut.too_large) + "/size"
+                             : Str("/", core, "/", i, "/buffer");
+      }
+    }
+  }
+  throw std::invalid_argument("no ring region that can shrink below its tensors");
+}
+
+// A ring cut below one of its tensors, the others still inside it (I-B3);
+// else, where the schedule has no such ring, one cut below the bytes of its
+// tensors together, some of which then wrap (I-B2).
+std::string ShrinkRingBelowItsTensors(json& ir) {
+  try {
+    json cut = ir;
+    const std::string path =
+        ShrinkFirstRing(cut, [](const ShrunkRing& r) { return r.too_large && !r.wraps; });
+    ir = std::move(cut);
+    return path;
+  } catch (const std::invalid_argument&) {
+    return ShrinkFirstRing(ir, [](const ShrunkRing& r) { return r.fitting > r.end - r.start; });
+  }
+}
+
+// A free 8-byte aligned address for tensor `t` in the snapshots of workloads
+// `from` on, other than its own: its ring's start or the end of another
+// tensor there.
+std::optional<int64_t> FreeAddress(const json& ir, const Tensor& t, size_t from) {
+  const int64_t own = Int(EntryOf(ir, t, 0).at("address"));
+  std::vector<int64_t> candidates;
+  for (const auto& [i, e] : t.holders) {
+    if (i < from) continue;
+    const json& w = ir.at(t.core).at(i);
+    if (const auto ring = RingOf(w, own)) candidates.push_back(ring->start);
+    for (const json& other : w.at("buffer")) {
+      const int64_t end = Int(other.at("address")) + Int(other.at("size"));
+      candidates.push_back((end + 7) / 8 * 8);
+    }
+  }
+  for (const int64_t address : candidates) {
+    if (address != own && FitsAt(ir, t, address, from, false)) return address;
+  }
+  return std::nullopt;
+}
+
+// The first tensor that stays from one snapshot to the next moves, from
+// that next snapshot on, to free bytes: one tensor_id, two addresses (I-B4).
+std::string MoveTensorWhileItStays(json& ir) {
+  const std::vector<Tensor> tensors = Tensors(ir);
+  size_t from = 0, entry = 0;
+  int64_t target = 0;
+  const Tensor& t = FirstTensor(tensors, [&](const Tensor& tensor) {
+    for (size_t h = 1; h < tensor.holders.size(); ++h) {
+      if (tensor.holders[h].first != tensor.holders[h - 1].first + 1) continue;
+      std::tie(from, entry) = tensor.holders[h];
+      const std::optional<int64_t> free = FreeAddress(ir, tensor, from);
+      if (free) target = *free;
+      return free.has_value();
+    }
+    return false;
+  });
+  SetTensorField(ir, t.core, t.id, "address", target, from);
+  return EntryPointer(t.core, from, entry);
+}
+
+// Whether an L2 entry is an item of the DRAM queue, numbered by
+// tensor_order: a store, or a tensor filled from DRAM only (I-B9).
+bool DramQueueItem(const json& entry) {
+  if (!entry.contains("tensor_order") || entry.at("tensor_order").is_null()) return false;
+  if (entry.at("type") == "ofmap") return true;
+  const json& sources = entry.contains("source") ? entry.at("source") : json();
+  return sources.is_array() && !sources.empty() &&
+         std::all_of(sources.begin(), sources.end(),
+                     [](const json& source) { return source.at("type") == "DRAM"; });
+}
+
+// A tensor that stays moves (above); where none can, a tensor of a single
+// snapshot, not in the DRAM queue, takes the id of that snapshot's first
+// tensor: the id repeats, and no other snapshot or queue item notices (I-B4).
+std::string RepeatOrMoveTensorId(json& ir) {
+  try {
+    return MoveTensorWhileItStays(ir);
+  } catch (const std::invalid_argument&) {
+  }
+  const std::vector<Tensor> tensors = Tensors(ir);
+  const Tensor& t = FirstTensor(tensors, [&](const Tensor& tensor) {
+    return tensor.holders.size() == 1 && tensor.holders[0].second > 0 &&
+           !DramQueueItem(EntryOf(ir, tensor, 0));
+  });
+  const auto [i, e] = t.holders[0];
+  json& buffer = ir.at(t.core).at(i).at("buffer");
+  buffer.at(e)["tensor_id"] = buffer.at(0).at("tensor_id");
+  return EntryPointer(t.core, i, e) + "/tensor_id";
+}
+
+// The first snapshot of workloads `p`..`last` of a core (`list`) where
+// transfer `t` is not carried by one tensor, the same since its first
+// holder, or nothing: where the check of I-B8 reports.
+std::optional<size_t> LifetimeBreak(const json& list, int64_t t, size_t p, size_t last) {
+  std::optional<json> tensor;
+  for (size_t i = p; i <= last; ++i) {
+    std::vector<json> carriers;
+    for (const json& e : list.at(i).at("buffer"))
+      if (Carries(e, t)) carriers.push_back(e.at("tensor_id"));
+    if (!tensor && carriers.empty()) continue;
+    if (carriers.size() != 1 || (tensor && *tensor != carriers[0])) return i;
+    tensor = carriers[0];
+  }
+  return std::nullopt;
+}
+
+// The first output a core reads again itself is also listed, in a snapshot
+// from its producer's to its last reader's, by another input tensor (not
+// the one that snapshot's workload reads it from): two tensors carry it, or
+// the data changes tensor with no transfer (I-B8).
+std::string CarryForwardedTransferTwice(json& ir) {
+  for (const std::string& core : CoreKeys(ir)) {
+    json& list = ir.at(core);
+    std::map<int64_t, size_t> last_reader;
+    for (size_t i = 0; i < list.size(); ++i) {
+      for (const json& f : list[i].at("ifmap"))
+        for (const json& t : f.at("transfer_id")) last_reader[Int(t)] = i;
+    }
+    for (size_t p = 0; p < list.size(); ++p) {
+      for (const json& ofmap : list[p].at("ofmap")) {
+        const int64_t t = Int(ofmap.at("transfer_id"));
+        const auto last = last_reader.find(t);
+        if (last == last_reader.end() || last->second <= p) continue;
+        for (size_t i = p; i <= last->second; ++i) {
+          json& buffer = list[i].at("buffer");
+          const bool reads = Reads(list[i], t);
+          const auto other = FirstIndex(buffer, [&](const json& e) {
+            return e.at("type") == "ifmap" && e.contains("transfer_id") &&
+                   e.at("transfer_id").is_array() && !Carries(e, t) &&
+                   !(reads && e.value("cur_wl_ifmap", false));
+          });
+          if (!other) continue;
+          json& ids = buffer[*other]["transfer_id"];
+          ids.push_back(t);
+          if (const auto at = LifetimeBreak(list, t, p, last->second))
+            return Str("/", core, "/", *at, "/buffer");
+          ids.erase(ids.size() - 1);
+        }
+      }
+    }
+  }
+  throw std::invalid_argument("no output read again on its core beside another input tensor");
 }
 
 // Core 0's first workload also reads the output of core 1's last one (rows
@@ -786,36 +1129,18 @@ std::vector<Change> Table() {
                     buffer.at(0).at("address").get<int64_t>());
          return Str("/", core, "/0/buffer");
        }},
-      // Core 0's store entry ends 64 bytes past the ring end; the weight
-      // moves up to leave the wrapped bytes free.
-      {&kBufferWrap,
-       "/0/1/buffer/2",
-       false,
-       [](json& ir) {
-         W(ir, "0", 1)["buffer"][0]["address"] = 1088;
-         W(ir, "0", 1)["buffer"][2]["address"] = ir["buffersize"].get<int64_t>() - 64;
-       },
-       nullptr,
-       {}},
-      // A ring ending just past the last tensor's start: every tensor starts
-      // inside it, but together they do not fit, so the last one wraps.
+      // A tensor wraps around its ring end.
+      {&kBufferWrap, "", false, nullptr, nullptr, {}, nullptr, false, WrapTensorAroundRingEnd},
       {&kBufferCapacity,
-       "/0/1/buffer",
+       "",
        false,
-       [](json& ir) {
-         W(ir, "0", 1)
-         ["ring_buffer_info"][0][1] = W(ir, "0", 1)["buffer"][2]["address"].get<int64_t>() + 8;
-       },
        nullptr,
-       {&kBufferWrap}},
-      {&kBufferTensorId,
-       "/0/1/buffer/1/tensor_id",
+       nullptr,
+       {&kBufferWrap},
+       nullptr,
        false,
-       [](json& ir) {
-         W(ir, "0", 1)["buffer"][1]["tensor_id"] = W(ir, "0", 1)["buffer"][0]["tensor_id"];
-       },
-       nullptr,
-       {}},
+       ShrinkRingBelowItsTensors},
+      {&kBufferTensorId, "", false, nullptr, nullptr, {}, nullptr, false, RepeatOrMoveTensorId},
       {&kBufferNewlyAdded,
        "/0/0/buffer/0/newly_added",
        false,
@@ -868,24 +1193,25 @@ std::vector<Change> Table() {
          wl0[*FirstIndex(wl0, core)]["source"] = "DDR";
          return at.path + "/weight";
        }},
-      // Transfer 4 is listed in conv_0's input tensor, then in conv_1's merged
-      // one: the data would move between tensors with no transfer.
+      // The extra tensor lists a transfer none of its sources names.
       {&kBufferForwardLifetime,
-       "/0/1/buffer",
+       "",
        false,
-       [](json& ir) {
-         W(ir, "0", 0)["buffer"][1]["transfer_id"].push_back(4);
-       },
        nullptr,
-       {&kBufferSources}},
+       nullptr,
+       {&kBufferSources},
+       nullptr,
+       false,
+       CarryForwardedTransferTwice},
       {&kBufferTensorOrder,
-       "/0/1/buffer/2/tensor_order",
+       "",
        false,
-       [](json& ir) {
-         W(ir, "0", 1)["buffer"][2]["tensor_order"] = W(ir, "0", 0)["buffer"][0]["tensor_order"];
-       },
        nullptr,
-       {}},
+       nullptr,
+       {},
+       nullptr,
+       false,
+       OrderCoreFedTensorFirst},
       // The first store entry names a layer other than its producer's.
       {&kBufferOfmapEntry,
        "",
