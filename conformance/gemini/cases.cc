@@ -777,10 +777,30 @@ std::string ReadReloadBeforeItsStore(json& ir) {
       }
     }
   }
+  throw std::invalid_argument("no workload of a store's core holds its reload at or before it");
+}
+
+// Else the first reload also names a store it shares no element with (its
+// coverage holds) that is written no earlier than a core reads the reload
+// (I-T11).
+std::string RelateReloadToALaterStore(json& ir) {
+  json& outs = ir.at("-1").at("out");
+  json& ins = ir.at("-1").at("in");
+  for (size_t o = 0; o < outs.size(); ++o) {
+    if (!IsReload(outs[o])) continue;
+    const json& related = outs[o].at("related_ifmap");
+    for (size_t s = 0; s < ins.size(); ++s) {
+      if (std::find(related.begin(), related.end(), ins[s].at("transfer_id")) != related.end() ||
+          SharedVolume(outs[o], ins[s]) != 0 || !ReadNoLaterThan(outs[o], ins[s]))
+        continue;
+      Relate(outs, o, ins, s);
+      return Str("/-1/out/", o);
+    }
+  }
   if (!FirstIndex(outs, IsReload)) throw std::invalid_argument("no DRAM reload in this schedule");
   throw NoPlace(
-      "no clean place among the schedule's reloads: no workload of a store's core "
-      "holds one of them at or before that store");
+      "no clean place among the schedule's reloads: no workload of a store's core holds one "
+      "at or before that store, and no store apart from one is written after it is read");
 }
 
 // In a schedule without reloads: the first load that the stores overlapping
@@ -1352,7 +1372,8 @@ std::vector<Change> Table() {
        nullptr,
        false,
        [](json& ir) {
-         return FirstThatFits(ir, {ReadReloadBeforeItsStore, ReloadStoresReadLater});
+         return FirstThatFits(
+             ir, {ReadReloadBeforeItsStore, RelateReloadToALaterStore, ReloadStoresReadLater});
        }},
       {&kTransferUnreadDestination,
        "",
