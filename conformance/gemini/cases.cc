@@ -892,6 +892,42 @@ void NeedsTwoCores(const json& ir) {
         "cycle without reading a later output");
 }
 
+// The last tensor of the first snapshot holding two moves onto that
+// snapshot's first, in every snapshot that holds it (I-B4 keeps it whole).
+std::string MoveLastTensorOntoFirst(json& ir) {
+  for (const std::string& core : CoreKeys(ir)) {
+    const json& list = ir.at(core);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json& buffer = list[i].at("buffer");
+      if (buffer.size() < 2) continue;
+      const json tensor = buffer.back().at("tensor_id");
+      MoveTensor(ir, core, tensor, Int(buffer.at(0).at("address")));
+      return Str("/", core, "/", i, "/buffer");
+    }
+  }
+  throw std::invalid_argument("no snapshot with two tensors");
+}
+
+// The first input tensor filled from sources lists its first source twice:
+// the sources overlap (I-B7).
+std::string RepeatFirstSource(json& ir) {
+  for (const std::string& core : CoreKeys(ir)) {
+    json& list = ir.at(core);
+    for (size_t i = 0; i < list.size(); ++i) {
+      json& buffer = list[i].at("buffer");
+      for (size_t e = 0; e < buffer.size(); ++e) {
+        if (buffer[e].at("type") != "ifmap" || !buffer[e].contains("source")) continue;
+        json& sources = buffer[e].at("source");
+        if (!sources.is_array() || sources.empty()) continue;
+        json first = sources.at(0);
+        sources.push_back(std::move(first));
+        return Str(EntryPointer(core, i, e), "/source/", sources.size() - 1);
+      }
+    }
+  }
+  throw std::invalid_argument("no input tensor with sources");
+}
+
 // Core 0's first workload also reads the output of core 1's last one (rows
 // 4..7 of conv_1, transfer 7), from a tensor of its own snapshot: core 0
 // then waits for core 1 at its start.
@@ -1469,25 +1505,7 @@ std::vector<Change> Table() {
                     buffer.at(last).at("address").get<int64_t>() + 4);
          return Str("/", core, "/0/buffer/", last);
        }},
-      // The first snapshot's last tensor moves onto its first, in every
-      // snapshot that holds it.
-      {&kBufferOverlap,
-       "",
-       false,
-       nullptr,
-       nullptr,
-       {},
-       nullptr,
-       false,
-       [](json& ir) {
-         const std::string core = CoreKeys(ir).at(0);
-         const json& buffer = ir.at(core).at(0).at("buffer");
-         const size_t last = buffer.size() - 1;
-         if (last == 0) throw std::invalid_argument("one tensor in the first snapshot");
-         MoveTensor(ir, core, buffer.at(last).at("tensor_id"),
-                    buffer.at(0).at("address").get<int64_t>());
-         return Str("/", core, "/0/buffer");
-       }},
+      {&kBufferOverlap, "", false, nullptr, nullptr, {}, nullptr, false, MoveLastTensorOntoFirst},
       // A tensor wraps around its ring end.
       {&kBufferWrap, "", false, nullptr, nullptr, {}, nullptr, false, WrapTensorAroundRingEnd},
       {&kBufferCapacity,
@@ -1523,18 +1541,7 @@ std::vector<Change> Table() {
              false;
          return at.path;
        }},
-      {&kBufferSources,
-       "/0/0/buffer/1/source/1",
-       false,
-       [](json& ir) {
-         W(ir, "0", 0)
-             .at("buffer")
-             .at(1)
-             .at("source")
-             .push_back(W(ir, "0", 0).at("buffer").at(1).at("source").at(0));
-       },
-       nullptr,
-       {}},
+      {&kBufferSources, "", false, nullptr, nullptr, {}, nullptr, false, RepeatFirstSource},
       // A weight copied from L2 claims to stream from DRAM.
       {&kBufferLiveness,
        "",
