@@ -936,8 +936,9 @@ void ReadCore1OutputFirst(json& ir) {
   const json extent = json::array({0, 7, 3, 3});
   const json order = W(ir, "0", 1).at("buffer").at(1).at("tensor_order");
   json& sender = W(ir, "1", 1).at("ofmap").at(0);
-  if (sender.at("transfer_id") != 7 || W(ir, "1", 1).at("layer_name") != "conv_1")
-    throw std::invalid_argument("core 1's last workload is not conv_1 sending transfer 7");
+  if (sender.at("transfer_id") != 7 || W(ir, "1", 1).at("layer_name") != "conv_1" ||
+      sender.at("upper") != extent)
+    throw std::invalid_argument("core 1's last workload is not conv_1 sending rows 4..7");
   json& reader = W(ir, "0", 0);
   reader.at("ifmap").push_back({{"align", 8},
                                 {"bitwidth", 8},
@@ -965,6 +966,67 @@ void ReadCore1OutputFirst(json& ir) {
                                  {"transfer_id", {7}},
                                  {"type", "ifmap"}});
   sender.at("destination").push_back({{"core_id", 0}, {"type", "core"}, {"workload_id", 0}});
+}
+
+// The first core's first workload also reads the output of the last
+// workload of another core, from a new core-fed tensor at the end of its
+// snapshot: it waits for a workload that waits, through the data the cores
+// exchange, for it (I-D1).
+std::string ReadAnotherCoresLastOutputFirst(json& ir) {
+  NeedsTwoCores(ir);
+  const std::vector<std::string> cores = CoreKeys(ir);
+  const std::vector<Tensor> tensors = Tensors(ir);
+  const auto core_fed = [&](const Tensor& t) { return CoreFed(EntryOf(ir, t, 0)); };
+  const json order = EntryOf(ir, FirstTensor(tensors, core_fed), 0).at("tensor_order");
+  int64_t tensor_id = 0;
+  for (const Tensor& t : tensors)
+    if (t.core == cores[0]) tensor_id = std::max(tensor_id, Int(t.id) + 1);
+  json& reader = ir.at(cores[0]).at(0);
+  int64_t address = 0;
+  for (const json& e : reader.at("buffer"))
+    address = std::max(address, (Int(e.at("address")) + Int(e.at("size")) + 7) / 8 * 8);
+  for (size_t b = 1; b < cores.size(); ++b) {
+    const json& sender = ir.at(cores[b]).back();
+    if (sender.at("ofmap").empty()) continue;
+    json& ofmap = ir.at(cores[b]).back().at("ofmap").at(0);
+    const std::optional<Ring> ring = RingOf(reader, address);
+    if (!ring || address + Int(ofmap.at("size")) > ring->end) continue;
+    const json& like = reader.at("ifmap").at(0);
+    const json ids = json::array({ofmap.at("transfer_id")});
+    json range = {
+        {"lower", ofmap.at("lower")}, {"upper", ofmap.at("upper")}, {"size", ofmap.at("size")}};
+    json source = range;
+    source.update({{"core_id", std::stoll(cores[b])},
+                   {"layer_name", sender.at("layer_name")},
+                   {"transfer_id", ofmap.at("transfer_id")},
+                   {"type", "core"}});
+    json input = range;
+    input.update(
+        {{"align", like.at("align")}, {"bitwidth", like.at("bitwidth")}, {"transfer_id", ids}});
+    json tensor = input;
+    tensor.update({{"address", address},
+                   {"cur_wl_ifmap", true},
+                   {"newly_added", true},
+                   {"source", json::array({source})},
+                   {"tensor_id", tensor_id},
+                   {"tensor_order", order},
+                   {"type", "ifmap"}});
+    reader.at("ifmap").push_back(std::move(input));
+    reader.at("buffer").push_back(std::move(tensor));
+    AddDestination(ofmap.at("destination"), cores[0], reader, "");
+    return "";
+  }
+  throw std::invalid_argument("no other core whose last workload sends an output");
+}
+
+// The base's deadlock (below), else the first core waiting for another's
+// last output.
+std::string ReadOtherCoreOutputFirst(json& ir) {
+  return FirstThatFits(ir, {[](json& base) {
+                              ReadCore1OutputFirst(base);
+                              return std::string();
+                            },
+                            ReadAnotherCoresLastOutputFirst});
 }
 
 // The frontend's layer names by layer_index, those `pick` takes first;
@@ -1630,7 +1692,15 @@ std::vector<Change> Table() {
          return Str(at.path, "/", key, "/0");
        }},
       // Core 0 starts by reading core 1's last output, which needs core 0's.
-      {&kScheduleDeadlock, "", false, ReadCore1OutputFirst, nullptr, {}},
+      {&kScheduleDeadlock,
+       "",
+       false,
+       nullptr,
+       nullptr,
+       {},
+       nullptr,
+       false,
+       ReadOtherCoreOutputFirst},
       // The same, but core 1's conv_1 no longer reads core 0's conv_0: no
       // data cycle, yet core 1 can only send once core 0's conv_0 has freed
       // the space of conv_1's merged tensor (I-D2), and core 0's conv_0
