@@ -148,6 +148,20 @@ TEST_F(GeminiMutateTest, DeadlocksAreDeclinedOnOneCore) {
   }
 }
 
+// On a mesh other than the base's, the first core's first workload waits
+// for another core's last output, which waits for it: a deadlock.
+TEST_F(GeminiMutateTest, DeadlockIsPlacedOnAnyMesh) {
+  GenerateOptions bounds;
+  bounds.layers = 5;
+  bounds.mesh_x = 2;
+  bounds.mesh_y = 2;
+  bounds.mixed = true;
+  const MutationInput input = Write("mesh", RandomizeOptions(bounds, 1));
+  ASSERT_EQ(Reason(Mutate(input, rules::kScheduleDeadlock)), "");
+  const DiagnosticSink after = ValidateStrict((dir_ / "out.json").string(), input.companions);
+  EXPECT_TRUE(after.Has(rules::kScheduleDeadlock)) << Describe(after);
+}
+
 // A schedule without reloads has no place for a reload that covers a store
 // twice: the decline says so.
 TEST_F(GeminiMutateTest, CoverageIsDeclinedWithoutReloads) {
