@@ -113,5 +113,76 @@ TEST_F(GeminiMutateTest, ARealFileIsMutatedWithItsQuirksKept) {
   }
 }
 
+// The cases of the L2 buffers, the transfers and the workload ranges find
+// their place in a real single-core schedule (the first tensor, ring,
+// output or reload that allows the change), not in the objects of the
+// generated two-core base: each is written and reports its rule.
+TEST_F(GeminiMutateTest, PlacedCasesFindTheirPlaceInARealSchedule) {
+  const fs::path corpus = fs::path(ACCELCHECK_CORPUS_DIR) / "gemini";
+  const fs::path ir =
+      corpus / "scheduler_ir/int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json";
+  if (!fs::exists(ir)) GTEST_SKIP() << "the Gemini corpus is not at " << corpus;
+  const MutationInput input{
+      ir.string(), {(corpus / "frontend_ir/int8_resnet34.sim_quantized_b1.json").string()}};
+  const std::string out = (dir_ / "out.json").string();
+  for (const Rule* rule :
+       {&rules::kBufferWrap, &rules::kBufferCapacity, &rules::kBufferTensorId,
+        &rules::kBufferForwardLifetime, &rules::kBufferTensorOrder,
+        &rules::kTransferUnreadDestination, &rules::kTransferDelivery, &rules::kTransferCausality,
+        &rules::kTransferCoverage, &rules::kTransferDramOrder, &rules::kWorkloadShape}) {
+    const auto written = Mutate(input, *rule);
+    ASSERT_EQ(Reason(written), "") << rule->id;
+    const DiagnosticSink after = ValidateStrict(out, input.companions);
+    EXPECT_TRUE(after.Has(*rule)) << rule->id << ":\n" << Describe(after);
+    fs::remove(out);
+  }
+}
+
+// A deadlock needs two cores: on one, the case declines and says why,
+// rather than naming an object the schedule lacks.
+TEST_F(GeminiMutateTest, DeadlocksAreDeclinedOnOneCore) {
+  const MutationInput input = Write("one_core", GenerateOptions{});
+  for (const Rule* rule : {&rules::kScheduleDeadlock, &rules::kScheduleSpaceDeadlock}) {
+    const std::string reason = Reason(Mutate(input, *rule));
+    EXPECT_NE(reason.find("single-core schedule"), std::string::npos) << rule->id << ": " << reason;
+  }
+}
+
+// On a mesh other than the base's, the first core's first workload waits
+// for another core's last output, which waits for it: a deadlock.
+TEST_F(GeminiMutateTest, DeadlockIsPlacedOnAnyMesh) {
+  GenerateOptions bounds;
+  bounds.layers = 5;
+  bounds.mesh_x = 2;
+  bounds.mesh_y = 2;
+  bounds.mixed = true;
+  const MutationInput input = Write("mesh", RandomizeOptions(bounds, 1));
+  ASSERT_EQ(Reason(Mutate(input, rules::kScheduleDeadlock)), "");
+  const DiagnosticSink after = ValidateStrict((dir_ / "out.json").string(), input.companions);
+  EXPECT_TRUE(after.Has(rules::kScheduleDeadlock)) << Describe(after);
+}
+
+// A schedule without reloads has no place for a reload that covers a store
+// twice: the decline says so.
+TEST_F(GeminiMutateTest, CoverageIsDeclinedWithoutReloads) {
+  const std::string reason =
+      Reason(Mutate(Write("no_reload", GenerateOptions{}), rules::kTransferCoverage));
+  EXPECT_NE(reason.find("no DRAM reload in this schedule"), std::string::npos) << reason;
+}
+
+// A ResNet-34 schedule writes its WL0 snapshots under "wl1_buffer" already
+// (docs/formats/gemini.md §2.5 item 3): the case declines, naming that.
+TEST_F(GeminiMutateTest, Wl1DialectIsDeclinedWhereTheInputHasIt) {
+  const fs::path corpus = fs::path(ACCELCHECK_CORPUS_DIR) / "gemini";
+  const fs::path ir =
+      corpus / "scheduler_ir/int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json";
+  if (!fs::exists(ir)) GTEST_SKIP() << "the Gemini corpus is not at " << corpus;
+  const std::string reason = Reason(
+      Mutate({ir.string(), {(corpus / "frontend_ir/int8_resnet34.sim_quantized_b1.json").string()}},
+             rules::kWorkloadWl1Dialect));
+  EXPECT_NE(reason.find("the input already breaks gemini.workload.wl1_dialect"), std::string::npos)
+      << reason;
+}
+
 }  // namespace
 }  // namespace accelcheck::gemini
