@@ -8,7 +8,7 @@ std::span<const Command> Commands() {
       {InspectSpec, RunInspect},         {MutateSpec, RunMutate},
       {ConformanceSpec, RunConformance}, {GenerateSpec, RunGenerate},
       {SimulateSpec, RunSimulate},       {RunSpec, RunRun},
-      {AssembleSpec, RunAssemble},
+      {AssembleSpec, RunAssemble},       {CompareSpec, RunCompare},
   };
   return kCommands;
 }
