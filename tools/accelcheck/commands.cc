@@ -9,6 +9,7 @@ std::span<const Command> Commands() {
       {ConformanceSpec, RunConformance}, {GenerateSpec, RunGenerate},
       {SimulateSpec, RunSimulate},       {RunSpec, RunRun},
       {AssembleSpec, RunAssemble},       {CompareSpec, RunCompare},
+      {GoldenSpec, RunGolden},
   };
   return kCommands;
 }
