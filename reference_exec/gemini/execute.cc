@@ -223,6 +223,8 @@ class Executor {
   Tensor DramOutData(const DramOut& out) const;
   void RunWorkload(size_t c, const Workload& w);
   void Compare(const Core& core, const Workload& w, const Tensor& out);
+  Index4 AbsoluteIndex(const Workload& w, const Tensor& out, size_t i) const;
+  void Record(const Workload& w, const Tensor& out, const Tensor& reference);
 
   // The byte-addressed L2 (options_.l2_addressed).
   struct Placed {
@@ -738,18 +740,32 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
   if (l2) SendStores(c, w);
 }
 
+Index4 Executor::AbsoluteIndex(const Workload& w, const Tensor& out, size_t i) const {
+  const Index4 local = LocalIndex(i, out.shape);
+  return {local[0] + w.range.lo[0], local[1] + w.range.lo[1], local[2] + w.range.lo[2],
+          local[3] + w.range.lo[3]};
+}
+
+void Executor::Record(const Workload& w, const Tensor& out, const Tensor& reference) {
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    const Index4 abs = AbsoluteIndex(w, out, i);
+    options_.record->tiled.push_back(out.data[i]);
+    options_.record->untiled.push_back(reference.Inside(abs) ? reference.At(abs) : kPoison);
+  }
+}
+
 // Compares a workload's output with the untiled run; the first differing
 // element becomes the mismatch.
 void Executor::Compare(const Core& core, const Workload& w, const Tensor& out) {
   const std::string& name = ir_.LayerName(w.layer);
   const auto reference = untiled_.find(name);
   ++result_.workloads;
-  if (reference == untiled_.end() || result_.first_mismatch) return;
+  if (reference == untiled_.end()) return;
+  if (options_.record != nullptr) Record(w, out, reference->second);
+  if (result_.first_mismatch) return;
   for (size_t i = 0; i < out.data.size(); ++i) {
     ++result_.elements;
-    const Index4 local = LocalIndex(i, out.shape);
-    const Index4 abs{local[0] + w.range.lo[0], local[1] + w.range.lo[1], local[2] + w.range.lo[2],
-                     local[3] + w.range.lo[3]};
+    const Index4 abs = AbsoluteIndex(w, out, i);
     const int16_t expected = reference->second.Inside(abs) ? reference->second.At(abs) : kPoison;
     if (out.data[i] == expected) continue;
     Mismatch m{core.id, w.id, -1, name, abs, expected, out.data[i], std::nullopt, false};

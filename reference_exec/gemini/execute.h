@@ -16,6 +16,14 @@
 
 namespace accelcheck::gemini {
 
+// Every compared element in both modes, workload by workload in the order
+// they run, each workload's output in NCHW order: what the golden runner
+// compares as two modes of the executor (golden/README.md "gemini").
+struct ModeValues {
+  std::vector<int16_t> tiled;    // computed from the declared pieces
+  std::vector<int16_t> untiled;  // the untiled network at the same elements
+};
+
 struct ExecuteOptions {
   uint64_t seed = 1;
   // Keep every L2 tensor at its address in a byte array per core (l2.h),
@@ -23,6 +31,8 @@ struct ExecuteOptions {
   bool l2_addressed = false;
   // The most L2 bytes (cores x buffersize) the byte-addressed model holds.
   uint64_t max_l2_bytes = uint64_t{1} << 28;
+  // When set, receives every compared element, past the first mismatch too.
+  ModeValues* record = nullptr;
 };
 
 struct Mismatch {

@@ -8,7 +8,8 @@ std::span<const Command> Commands() {
       {InspectSpec, RunInspect},         {MutateSpec, RunMutate},
       {ConformanceSpec, RunConformance}, {GenerateSpec, RunGenerate},
       {SimulateSpec, RunSimulate},       {RunSpec, RunRun},
-      {AssembleSpec, RunAssemble},
+      {AssembleSpec, RunAssemble},       {CompareSpec, RunCompare},
+      {GoldenSpec, RunGolden},
   };
   return kCommands;
 }

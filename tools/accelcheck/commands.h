@@ -39,6 +39,10 @@ const CommandSpec& MutateSpec();  // cmd_mutate.cc
 ExitCode RunMutate(const Args& args);
 const CommandSpec& ConformanceSpec();  // cmd_conformance.cc
 ExitCode RunConformance(const Args& args);
+const CommandSpec& CompareSpec();  // cmd_compare.cc
+ExitCode RunCompare(const Args& args);
+const CommandSpec& GoldenSpec();  // cmd_golden.cc
+ExitCode RunGolden(const Args& args);
 
 // The commands some formats have (format_commands.cc): each finds the format
 // in the registry (tools/accelcheck/registry.h) and runs its implementation.

@@ -3,6 +3,7 @@
 #include "conformance/gemini/mutate.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/tensil/mutate.h"
+#include "tools/accelcheck/golden_formats.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/text.h"
 #include "validators/gemini/gemini_format.h"
@@ -23,12 +24,14 @@ std::span<const FormatEntry> Formats() {
        .conformance = &tensil::conformance::TensilConformance(),
        .disassemble = tensil::DisassembleInput,
        .run = RunTensil,
-       .assemble = RunAssembleTensil},
+       .assemble = RunAssembleTensil,
+       .golden = &golden::TensilGolden()},
       {.validator = gemini::GeminiFormat(),
        .conformance = &gemini::GeminiConformance(),
        .run = RunGemini,
        .simulate = RunSimulateGemini,
-       .generate = RunGenerateGemini},
+       .generate = RunGenerateGemini,
+       .golden = &golden::GeminiGolden()},
   };
   return kFormats;
 }

@@ -13,6 +13,7 @@
 
 #include "conformance/provider.h"
 #include "tools/accelcheck/commands.h"
+#include "tools/accelcheck/golden.h"
 #include "validators/core/format.h"
 
 namespace accelcheck {
@@ -41,6 +42,8 @@ struct FormatEntry {
   FormatCommand simulate = nullptr;
   FormatCommand generate = nullptr;
   FormatCommand assemble = nullptr;
+  // How `accelcheck golden` runs the format's cases (golden/README.md).
+  const golden::GoldenFormat* golden = nullptr;
 
   std::string_view id() const { return validator.id(); }
 };

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "validators/core/checked.h"
 #include "validators/core/text.h"
@@ -122,54 +123,83 @@ class HeaderParser {
   size_t pos_ = 0;
 };
 
-std::optional<DType> ParseDescr(const std::string& descr) {
-  if (descr.size() < 3) return std::nullopt;
-  DType type;
-  switch (descr[0]) {
-    case '<':
-    case '=':
-    case '|':
-      type.big_endian = false;
-      break;
-    case '>':
-      type.big_endian = true;
-      break;
+// A binary floating-point format with `exponent_bits` and `mantissa_bits`
+// (IEEE binary16: 5 and 10; bfloat16: 8 and 7), decoded and encoded through
+// double, which holds every value of both exactly.
+struct SmallFloat {
+  int exponent_bits;
+  int mantissa_bits;
+
+  int bias() const { return (1 << (exponent_bits - 1)) - 1; }
+  uint64_t exponent_mask() const { return (uint64_t{1} << exponent_bits) - 1; }
+  uint64_t sign_bit() const { return uint64_t{1} << (exponent_bits + mantissa_bits); }
+
+  double Decode(uint64_t bits) const {
+    const uint64_t mantissa = bits & ((uint64_t{1} << mantissa_bits) - 1);
+    const uint64_t exponent = (bits >> mantissa_bits) & exponent_mask();
+    double magnitude = 0;
+    if (exponent == exponent_mask()) {
+      magnitude = mantissa != 0 ? std::numeric_limits<double>::quiet_NaN()
+                                : std::numeric_limits<double>::infinity();
+    } else if (exponent == 0) {
+      magnitude = std::ldexp(static_cast<double>(mantissa), 1 - bias() - mantissa_bits);
+    } else {
+      magnitude = std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << mantissa_bits)),
+                             static_cast<int>(exponent) - bias() - mantissa_bits);
+    }
+    return (bits & sign_bit()) != 0 ? -magnitude : magnitude;
+  }
+
+  // Round to nearest, ties to even (std::nearbyint in the default rounding
+  // mode); a carry out of the mantissa lands in the exponent, as it should.
+  uint64_t Encode(double value) const {
+    const uint64_t sign = std::signbit(value) ? sign_bit() : 0;
+    const uint64_t infinity = exponent_mask() << mantissa_bits;
+    if (std::isnan(value)) return sign | infinity | (uint64_t{1} << (mantissa_bits - 1));
+    const double magnitude = std::fabs(value);
+    // Halfway between the largest finite value and 2^(bias+1) rounds up.
+    const double overflow = std::ldexp(2.0 - std::ldexp(1.0, -(mantissa_bits + 1)), bias());
+    if (magnitude >= overflow) return sign | infinity;
+    if (magnitude < std::ldexp(1.0, 1 - bias())) {
+      const double units = std::ldexp(magnitude, bias() - 1 + mantissa_bits);
+      return sign | static_cast<uint64_t>(std::nearbyint(units));
+    }
+    int exponent = 0;
+    std::frexp(magnitude, &exponent);  // magnitude = f * 2^exponent, f in [0.5, 1)
+    const int unbiased = exponent - 1;
+    const auto significand =
+        static_cast<uint64_t>(std::nearbyint(std::ldexp(magnitude, mantissa_bits - unbiased)));
+    return sign | ((static_cast<uint64_t>(unbiased + bias()) << mantissa_bits) +
+                   (significand - (uint64_t{1} << mantissa_bits)));
+  }
+};
+
+constexpr SmallFloat kHalf{5, 10};
+constexpr SmallFloat kBFloat16{8, 7};
+
+std::optional<unsigned> Width(char digit) {
+  switch (digit) {
+    case '1':
+    case '2':
+    case '4':
+    case '8':
+      return static_cast<unsigned>(digit - '0');
     default:
       return std::nullopt;
   }
-  switch (descr[1]) {
-    case 'i':
-      type.kind = Kind::kSigned;
-      break;
-    case 'u':
-    case 'b':
-      type.kind = Kind::kUnsigned;
-      break;
-    case 'f':
-      type.kind = Kind::kFloat;
-      break;
-    default:
-      return std::nullopt;
-  }
-  const std::string width = descr.substr(2);
-  if (width != "1" && width != "2" && width != "4" && width != "8") return std::nullopt;
-  type.bytes = static_cast<unsigned>(width[0] - '0');
-  if (type.kind == Kind::kFloat && type.bytes < 4) return std::nullopt;  // float16 is not needed
-  if (descr[1] == 'b' && type.bytes != 1) return std::nullopt;
-  return type;
 }
 
-double ElementAt(const uint8_t* p, const DType& type) {
-  uint64_t bits = 0;
-  for (unsigned i = 0; i < type.bytes; ++i) {
-    const unsigned shift = type.big_endian ? 8 * (type.bytes - 1 - i) : 8 * i;
-    bits |= uint64_t{p[i]} << shift;
-  }
+// An element's bits as double, per its dtype.
+double ValueOf(uint64_t bits, const DType& type) {
   switch (type.kind) {
     case Kind::kFloat:
+      if (type.bytes == 2) return kHalf.Decode(bits);
       return type.bytes == 4
                  ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits)))
                  : std::bit_cast<double>(bits);
+    case Kind::kBFloat16:
+      return kBFloat16.Decode(bits);
+    case Kind::kBool:
     case Kind::kUnsigned:
       return static_cast<double>(bits);
     case Kind::kSigned: {
@@ -183,18 +213,53 @@ double ElementAt(const uint8_t* p, const DType& type) {
   return 0;
 }
 
+// A double's bits as `type`, per Write's conversions.
+uint64_t BitsOf(double value, const DType& type) {
+  switch (type.kind) {
+    case Kind::kFloat:
+      if (type.bytes == 2) return kHalf.Encode(value);
+      return type.bytes == 4 ? std::bit_cast<uint32_t>(static_cast<float>(value))
+                             : std::bit_cast<uint64_t>(value);
+    case Kind::kBFloat16:
+      return kBFloat16.Encode(value);
+    case Kind::kBool:
+      return value != 0 ? 1 : 0;
+    case Kind::kSigned:
+      return static_cast<uint64_t>(static_cast<int64_t>(value));
+    case Kind::kUnsigned:
+      return static_cast<uint64_t>(value);
+  }
+  return 0;
+}
+
+uint64_t LoadBits(const uint8_t* p, unsigned bytes, bool big_endian) {
+  uint64_t bits = 0;
+  for (unsigned i = 0; i < bytes; ++i) {
+    const unsigned shift = big_endian ? 8 * (bytes - 1 - i) : 8 * i;
+    bits |= uint64_t{p[i]} << shift;
+  }
+  return bits;
+}
+
+void StoreBits(uint64_t bits, unsigned bytes, bool big_endian, std::vector<uint8_t>* out) {
+  for (unsigned i = 0; i < bytes; ++i) {
+    const unsigned shift = big_endian ? 8 * (bytes - 1 - i) : 8 * i;
+    out->push_back(static_cast<uint8_t>(bits >> shift));
+  }
+}
+
 // Fortran order to C order: element (i0, ..., ik) is at sum(i_j * prod(shape[<j])).
-std::vector<double> ToCOrder(const std::vector<double>& fortran,
-                             const std::vector<uint64_t>& shape) {
-  std::vector<double> out(fortran.size());
+std::vector<uint8_t> ToCOrder(const std::vector<uint8_t>& fortran,
+                              const std::vector<uint64_t>& shape, unsigned element_bytes) {
+  std::vector<uint8_t> out(fortran.size());
   std::vector<uint64_t> index(shape.size(), 0);
-  for (double& value : out) {
+  for (uint64_t element = 0; element * element_bytes < out.size(); ++element) {
     uint64_t offset = 0, stride = 1;
     for (size_t d = 0; d < shape.size(); ++d) {
       offset += index[d] * stride;
       stride *= shape[d];
     }
-    value = fortran[offset];
+    std::memcpy(&out[element * element_bytes], &fortran[offset * element_bytes], element_bytes);
     for (size_t d = shape.size(); d-- > 0;) {
       if (++index[d] < shape[d]) break;
       index[d] = 0;
@@ -203,13 +268,121 @@ std::vector<double> ToCOrder(const std::vector<double>& fortran,
   return out;
 }
 
+std::vector<uint8_t> Header(const DType& dtype, const std::vector<uint64_t>& shape) {
+  std::string dims;
+  for (size_t i = 0; i < shape.size(); ++i) dims += Str(i == 0 ? "" : ", ", shape[i]);
+  if (shape.size() == 1) dims += ",";  // Python's one-element tuple
+  std::string header =
+      Str("{'descr': '", dtype.Descr(), "', 'fortran_order': False, 'shape': (", dims, "), }");
+  // The data starts on a 64-byte boundary; the header ends with '\n'.
+  const bool v2 = header.size() + 11 > 65535;
+  const size_t prefix = v2 ? 12 : 10;
+  header.resize(AlignUp(prefix + header.size() + 1, uint64_t{64}) - prefix - 1, ' ');
+  header += '\n';
+  std::vector<uint8_t> out(std::begin(kMagic), std::end(kMagic));
+  out.push_back(v2 ? 2 : 1);
+  out.push_back(0);
+  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i)
+    out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
+  out.insert(out.end(), header.begin(), header.end());
+  return out;
+}
+
 }  // namespace
+
+std::optional<DType> ParseDescr(const std::string& descr) {
+  // str(dtype) of an ml_dtypes.bfloat16 array, which some writers put in
+  // the header instead of the '<V2' np.save writes.
+  if (descr == "bfloat16") return DType{Kind::kBFloat16, 2, false};
+  if (descr.size() != 3) return std::nullopt;
+  DType type;
+  switch (descr[0]) {
+    case '<':
+    case '=':
+    case '|':
+      type.big_endian = false;
+      break;
+    case '>':
+      type.big_endian = true;
+      break;
+    default:
+      return std::nullopt;
+  }
+  const auto width = Width(descr[2]);
+  if (!width) return std::nullopt;
+  type.bytes = *width;
+  switch (descr[1]) {
+    case 'i':
+      type.kind = Kind::kSigned;
+      return type;
+    case 'u':
+      type.kind = Kind::kUnsigned;
+      return type;
+    case 'f':
+      type.kind = Kind::kFloat;
+      return type.bytes >= 2 ? std::optional(type) : std::nullopt;
+    case 'b':
+      type.kind = Kind::kBool;
+      return type.bytes == 1 ? std::optional(type) : std::nullopt;
+    case 'V':  // the only 2-byte opaque type an executor exchanges
+      type.kind = Kind::kBFloat16;
+      return type.bytes == 2 ? std::optional(type) : std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
 
 std::string DType::Descr() const {
   const char order = bytes == 1 ? '|' : big_endian ? '>' : '<';
-  const char letter = kind == Kind::kFloat ? 'f' : kind == Kind::kSigned ? 'i' : 'u';
+  char letter = 'f';
+  switch (kind) {
+    case Kind::kSigned:
+      letter = 'i';
+      break;
+    case Kind::kUnsigned:
+      letter = 'u';
+      break;
+    case Kind::kFloat:
+      letter = 'f';
+      break;
+    case Kind::kBool:
+      letter = 'b';
+      break;
+    case Kind::kBFloat16:
+      letter = 'V';
+      break;
+  }
   return Str(order, letter, bytes);
 }
+
+std::string DType::Name() const {
+  switch (kind) {
+    case Kind::kSigned:
+      return Str("int", 8 * bytes);
+    case Kind::kUnsigned:
+      return Str("uint", 8 * bytes);
+    case Kind::kFloat:
+      return Str("float", 8 * bytes);
+    case Kind::kBool:
+      return "bool";
+    case Kind::kBFloat16:
+      return "bfloat16";
+  }
+  return "?";
+}
+
+uint64_t Array::Bits(uint64_t i) const {
+  return LoadBits(data.data() + i * dtype.bytes, dtype.bytes, false);
+}
+
+int64_t Array::Int(uint64_t i) const {
+  const unsigned width = 8 * dtype.bytes;
+  const uint64_t bits = Bits(i);
+  return width == 64 ? static_cast<int64_t>(bits)
+                     : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+}
+
+uint64_t Array::UInt(uint64_t i) const { return Bits(i); }
 
 std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_elements) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
@@ -242,7 +415,8 @@ std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_eleme
   if (!HeaderParser(header).Parse(&descr, &fortran, &array.shape, error)) return std::nullopt;
   const auto dtype = ParseDescr(descr);
   if (!dtype) {
-    *error = Str("unsupported dtype ", Quoted(descr), " (integers of 1-8 bytes, float32, float64)");
+    *error = Str("unsupported dtype ", Quoted(descr),
+                 " (bool, integers of 1-8 bytes, float16, bfloat16 as '<V2', float32, float64)");
     return std::nullopt;
   }
   array.dtype = *dtype;
@@ -256,52 +430,67 @@ std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_eleme
     count = *next;
   }
   const uint64_t data_size = bytes.size() - data_offset;
-  if (count * dtype->bytes != data_size) {
+  const auto needed = CheckedMul(count, dtype->bytes);
+  if (!needed || *needed != data_size) {
     *error = Str("the shape needs ", Hex(count * dtype->bytes), " data bytes but the file has ",
                  Hex(data_size));
     return std::nullopt;
   }
+  array.data.resize(data_size);
   array.values.resize(count);
-  for (uint64_t i = 0; i < count; ++i)
-    array.values[i] = ElementAt(bytes.data() + data_offset + i * dtype->bytes, *dtype);
-  if (fortran && array.shape.size() > 1) array.values = ToCOrder(array.values, array.shape);
+  const uint8_t* in = bytes.data() + data_offset;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t bits = LoadBits(in + i * dtype->bytes, dtype->bytes, dtype->big_endian);
+    // NumPy reads any nonzero byte as True.
+    if (dtype->kind == Kind::kBool) bits = bits != 0 ? 1 : 0;
+    for (unsigned b = 0; b < dtype->bytes; ++b)
+      array.data[i * dtype->bytes + b] = static_cast<uint8_t>(bits >> (8 * b));
+  }
+  if (fortran && array.shape.size() > 1)
+    array.data = ToCOrder(array.data, array.shape, dtype->bytes);
+  for (uint64_t i = 0; i < count; ++i) array.values[i] = ValueOf(array.Bits(i), array.dtype);
   return array;
+}
+
+Array FromBits(DType dtype, std::vector<uint64_t> shape, const std::vector<uint64_t>& bits) {
+  Array array;
+  array.dtype = dtype;
+  array.shape = std::move(shape);
+  array.data.reserve(bits.size() * dtype.bytes);
+  array.values.reserve(bits.size());
+  for (uint64_t element : bits) {
+    StoreBits(element, dtype.bytes, false, &array.data);
+    array.values.push_back(ValueOf(array.Bits(array.values.size()), dtype));
+  }
+  return array;
+}
+
+Array FromValues(DType dtype, std::vector<uint64_t> shape, const std::vector<double>& values) {
+  std::vector<uint64_t> bits;
+  bits.reserve(values.size());
+  for (double value : values) bits.push_back(BitsOf(value, dtype));
+  return FromBits(dtype, std::move(shape), bits);
+}
+
+std::vector<uint8_t> Write(const Array& array) {
+  std::vector<uint8_t> out = Header(array.dtype, array.shape);
+  out.reserve(out.size() + array.data.size());
+  for (uint64_t i = 0; i < array.count(); ++i)
+    StoreBits(array.Bits(i), array.dtype.bytes, array.dtype.big_endian, &out);
+  return out;
 }
 
 std::vector<uint8_t> Write(const std::vector<double>& values, const std::vector<uint64_t>& shape,
                            DType dtype) {
-  std::string dims;
-  for (size_t i = 0; i < shape.size(); ++i) dims += Str(i == 0 ? "" : ", ", shape[i]);
-  if (shape.size() == 1) dims += ",";  // Python's one-element tuple
-  std::string header =
-      Str("{'descr': '", dtype.Descr(), "', 'fortran_order': False, 'shape': (", dims, "), }");
-  // The data starts on a 64-byte boundary; the header ends with '\n'.
-  const bool v2 = header.size() + 11 > 65535;
-  const size_t prefix = v2 ? 12 : 10;
-  header.resize(AlignUp(prefix + header.size() + 1, uint64_t{64}) - prefix - 1, ' ');
-  header += '\n';
-  std::vector<uint8_t> out(std::begin(kMagic), std::end(kMagic));
-  out.push_back(v2 ? 2 : 1);
-  out.push_back(0);
-  for (size_t i = 0; i < (v2 ? 4u : 2u); ++i)
-    out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
-  out.insert(out.end(), header.begin(), header.end());
-  for (double value : values) {
-    uint64_t bits = 0;
-    if (dtype.kind == Kind::kFloat) {
-      bits = dtype.bytes == 4 ? std::bit_cast<uint32_t>(static_cast<float>(value))
-                              : std::bit_cast<uint64_t>(value);
-    } else if (dtype.kind == Kind::kSigned) {
-      bits = static_cast<uint64_t>(static_cast<int64_t>(value));
-    } else {
-      bits = static_cast<uint64_t>(value);
-    }
-    for (unsigned i = 0; i < dtype.bytes; ++i) {
-      const unsigned shift = dtype.big_endian ? 8 * (dtype.bytes - 1 - i) : 8 * i;
-      out.push_back(static_cast<uint8_t>(bits >> shift));
-    }
-  }
+  std::vector<uint8_t> out = Header(dtype, shape);
+  out.reserve(out.size() + values.size() * dtype.bytes);
+  for (double value : values) StoreBits(BitsOf(value, dtype), dtype.bytes, dtype.big_endian, &out);
   return out;
 }
+
+double HalfToDouble(uint16_t bits) { return kHalf.Decode(bits); }
+uint16_t DoubleToHalf(double value) { return static_cast<uint16_t>(kHalf.Encode(value)); }
+double BFloat16ToDouble(uint16_t bits) { return kBFloat16.Decode(bits); }
+uint16_t DoubleToBFloat16(double value) { return static_cast<uint16_t>(kBFloat16.Encode(value)); }
 
 }  // namespace accelcheck::npy

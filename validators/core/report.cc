@@ -581,6 +581,35 @@ std::string WriteJunit(std::span<const FileResult> results) {
   return out + "  </testsuite>\n</testsuites>\n";
 }
 
+std::string WriteJunitCases(std::string_view suite, std::span<const JunitCase> cases) {
+  uint64_t failures = 0, errors = 0, skipped = 0;
+  for (const JunitCase& c : cases) {
+    failures += c.outcome == Outcome::kErrors;
+    errors += c.outcome == Outcome::kFailed;
+    skipped += c.outcome == Outcome::kSkipped;
+  }
+  const std::string counts = Str(" tests=\"", cases.size(), "\" failures=\"", failures,
+                                 "\" errors=\"", errors, "\" skipped=\"", skipped, "\"");
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += Str("<testsuites name=\"", kToolName, "\"", counts, ">\n");
+  out +=
+      Str("  <testsuite name=\"", XmlEscape(Str(kToolName, " ", suite), true), "\"", counts, ">\n");
+  for (const JunitCase& c : cases) {
+    out += Str("    <testcase classname=\"", XmlEscape(c.classname, true), "\" name=\"",
+               XmlEscape(c.name, true), "\">\n");
+    const std::string message = XmlEscape(c.message, true);
+    if (c.outcome == Outcome::kSkipped) {
+      out += Str("      <skipped message=\"", message, "\"/>\n");
+    } else if (c.outcome == Outcome::kErrors || c.outcome == Outcome::kFailed) {
+      const std::string element = c.outcome == Outcome::kFailed ? "error" : "failure";
+      out += Str("      <", element, " message=\"", message, "\">", XmlEscape(c.detail, false),
+                 "</", element, ">\n");
+    }
+    out += "    </testcase>\n";
+  }
+  return out + "  </testsuite>\n</testsuites>\n";
+}
+
 std::string RunErrorJson(ExitCode exit_code, std::string_view message) {
   RunSummary summary;
   summary.exit_code = exit_code;

@@ -108,6 +108,18 @@ std::string WriteJson(std::span<const FileResult> results);
 std::string WriteSarif(std::span<const FileResult> results, const SarifOptions& options);
 std::string WriteJunit(std::span<const FileResult> results);
 
+// One test of a run that checks something other than a file's diagnostics
+// (a golden case), for WriteJunitCases: kConforms passed, kErrors a failure,
+// kFailed an error (no verdict), kSkipped skipped.
+struct JunitCase {
+  std::string classname;
+  std::string name;
+  Outcome outcome = Outcome::kConforms;
+  std::string message;  // one line
+  std::string detail;   // the element's text
+};
+std::string WriteJunitCases(std::string_view suite, std::span<const JunitCase> cases);
+
 // The path of `file` relative to the absolute, normal directory `root`, or
 // nothing when it lies outside (or is `root` itself).
 std::optional<std::string> PathInside(const std::string& root, const std::string& file);

@@ -1,0 +1,12 @@
+// Each format's part of the golden runner (tools/accelcheck/golden.h), which
+// the format registry names (FormatEntry::golden).
+#pragma once
+
+#include "tools/accelcheck/golden.h"
+
+namespace accelcheck::golden {
+
+const GoldenFormat& TensilGolden();  // golden_tensil.cc
+const GoldenFormat& GeminiGolden();  // golden_gemini.cc
+
+}  // namespace accelcheck::golden
