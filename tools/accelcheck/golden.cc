@@ -657,7 +657,8 @@ std::optional<std::string> UnknownKey(const Json& object,
                                       std::initializer_list<const char*> allowed,
                                       std::string_view what) {
   if (!object.is_object()) return Str(what, " is not an object");
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string& key = item.key();
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* k) { return key == k; })) {
       std::string known;
       for (const char* k : allowed) known += Str(known.empty() ? "" : ", ", k);
