@@ -185,8 +185,9 @@ ConvShape ConvGeometry(KernelArgs& a, const Tensor& in, const Tensor& w) {
   s.pad_w = padding.back();
   s.dil_h = two_d ? dilation[0] : 1;
   s.dil_w = dilation.back();
-  if (s.groups < 1 || s.in_channels % s.groups != 0 || s.out_channels % s.groups != 0 ||
-      w.size(1) * s.groups != s.in_channels)
+  // groups is checked against the channels before it multiplies anything.
+  if (s.groups < 1 || s.groups > s.in_channels || s.in_channels % s.groups != 0 ||
+      s.out_channels % s.groups != 0 || w.size(1) * s.groups != s.in_channels)
     Invalid(Str(a.op(), ": groups ", s.groups, " do not divide input ", ShapeText(in.sizes),
                 " and weight ", ShapeText(w.sizes)));
   const int64_t span_h = s.dil_h * (s.kernel_h - 1) + 1;
