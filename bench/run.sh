@@ -20,6 +20,9 @@ if [ -d ../shared/corpus/pte ]; then
   build/bench/pte_bench corpus ../shared/corpus/pte --repeat 20
 fi
 
+echo "== .pte reference executor, one core (best of 3)"
+build/bench/pte_exec_bench 3
+
 if [ -x build-fuzz/fuzz/pte_fuzzer ] && [ -d build-fuzz/fuzz/seeds ]; then
   echo "== pte_fuzzer (ASan+UBSan), 30 s"
   tmp=$(mktemp -d)

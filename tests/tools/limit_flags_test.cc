@@ -17,6 +17,7 @@
 #include "tests/support/large_schedule.h"
 #include "tools/accelcheck/commands.h"
 #include "validators/core/limits.h"
+#include "validators/core/npy.h"
 
 namespace accelcheck::cli {
 namespace {
@@ -95,14 +96,27 @@ class LimitFlagTest : public ::testing::Test {
     EXPECT_EQ(rules, std::vector<std::string>{rule}) << "--" << flag << " " << at - 1;
   }
 
+  // Runs `accelcheck run` on SmallProgram (z = x + y, three [2, 3] float
+  // tensors: 72 bytes separately, planned at 0, 32 and 64: an 88-byte arena)
+  // with `args`; returns the exit code.
+  int RunSmall(std::vector<std::string> args) {
+    const std::string file = Write("small.pte", SmallProgram());
+    const std::vector<uint8_t> input =
+        npy::Write({1, 2, 3, 4, 5, 6}, {2, 3}, npy::DType{npy::Kind::kFloat, 4, false});
+    const std::string x = Write("x.npy", input);
+    args.insert(args.begin(), {file, "--input", x, "--input", x, "-q"});
+    return static_cast<int>(RunRun(args));
+  }
+
   std::filesystem::path dir_;
 };
 
 TEST_F(LimitFlagTest, EveryLimitHasATestHere) {
   std::vector<std::string> flags;
   for (const LimitInfo& limit : AllLimits()) flags.emplace_back(limit.flag);
-  EXPECT_EQ(flags, (std::vector<std::string>{"max-file-size", "max-depth", "max-tables",
-                                             "time-budget-ms"}))
+  EXPECT_EQ(flags,
+            (std::vector<std::string>{"max-file-size", "max-depth", "max-tables", "time-budget-ms",
+                                      "max-instructions", "max-tensor-bytes", "max-arena-bytes"}))
       << "a new limit in limits.def needs its at-limit and above-limit test in this file";
 }
 
@@ -124,6 +138,23 @@ TEST_F(LimitFlagTest, MaxTables) {
   const uint64_t tables = SmallestPassing(file, "max-tables", 100000);
   EXPECT_GT(tables, 4u) << "program, plan, values and their payloads are tables";
   ExpectAtAndAboveLimit(file, "max-tables", tables, "core.limit.max-tables");
+}
+
+// The executor's limits (accelcheck run on a .pte): at the limit the run
+// passes; one below it is a limit (exit 3).
+TEST_F(LimitFlagTest, MaxInstructions) {
+  EXPECT_EQ(RunSmall({"--max-instructions", "1"}), 0);
+  EXPECT_EQ(RunSmall({"--max-instructions", "0"}), 3);
+}
+
+TEST_F(LimitFlagTest, MaxTensorBytes) {
+  EXPECT_EQ(RunSmall({"--memory", "separate", "--max-tensor-bytes", "72"}), 0);
+  EXPECT_EQ(RunSmall({"--memory", "separate", "--max-tensor-bytes", "71"}), 3);
+}
+
+TEST_F(LimitFlagTest, MaxArenaBytes) {
+  EXPECT_EQ(RunSmall({"--memory", "planned", "--max-arena-bytes", "88"}), 0);
+  EXPECT_EQ(RunSmall({"--memory", "planned", "--max-arena-bytes", "87"}), 3);
 }
 
 // Time cannot be hit exactly: a generous budget (and 0, no limit) passes; a

@@ -19,6 +19,7 @@ std::span<const FormatEntry> Formats() {
   static const FormatEntry kFormats[] = {
       {.validator = pte::PteFormat(),
        .conformance = &pte::PteConformance(),
+       .run = RunPte,
        .generate = RunGeneratePte},
       {.validator = tensil::TensilFormat(),
        .conformance = &tensil::conformance::TensilConformance(),
