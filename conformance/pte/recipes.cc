@@ -257,6 +257,14 @@ int PlanRecipe::KernelCall(int op, std::vector<int32_t> args, std::optional<int3
   return AddInstruction(Instruction::Of(model::KernelCall{op, std::move(args)}));
 }
 
+int PlanRecipe::PrimCall(int op, std::vector<int32_t> args) {
+  if (op < 0 || static_cast<size_t>(op) >= plan_.operators->size())
+    Fail(Str("KernelCall names operator ", op));
+  if (args.empty()) Fail("a scalar op call needs at least the value it writes");
+  for (int32_t a : args) CheckValue(a, "a KernelCall argument");
+  return AddInstruction(Instruction::Of(model::KernelCall{op, std::move(args)}));
+}
+
 int PlanRecipe::DelegateCall(int delegate, std::vector<int32_t> args) {
   if (delegate < 0 || static_cast<size_t>(delegate) >= plan_.delegates->size()) {
     Fail(Str("DelegateCall names delegate ", delegate));
@@ -603,9 +611,14 @@ int OperatorFor(PlanRecipe& plan, PlanNames& names, const std::string& qualified
 void AddJsonInstruction(PlanRecipe& plan, PlanNames& names, const json& i) {
   if (i.contains("kernel")) {
     const int op = OperatorFor(plan, names, i.at("kernel").get<std::string>());
-    std::optional<int32_t> ret;
-    if (i.contains("ret")) ret = Lookup(names.values, i.at("ret"), "value");
-    plan.KernelCall(op, LookupAll(names.values, i.at("args"), false), ret);
+    std::vector<int32_t> args = LookupAll(names.values, i.at("args"), false);
+    if (i.contains("ret") && i.at("ret").is_null()) {
+      plan.PrimCall(op, std::move(args));
+    } else {
+      std::optional<int32_t> ret;
+      if (i.contains("ret")) ret = Lookup(names.values, i.at("ret"), "value");
+      plan.KernelCall(op, std::move(args), ret);
+    }
   } else if (i.contains("delegate")) {
     plan.DelegateCall(Lookup(names.delegates, i.at("delegate"), "delegate"),
                       LookupAll(names.values, i.at("args"), false));
@@ -621,7 +634,8 @@ void AddJsonInstruction(PlanRecipe& plan, PlanNames& names, const json& i) {
   }
 }
 
-void AddJsonPlan(ProgramRecipe& program, const json& p) {
+// Adds the plan and returns the indices of the values it names.
+std::map<std::string, int> AddJsonPlan(ProgramRecipe& program, const json& p) {
   PlanRecipe& plan = program.AddPlan(p.value("name", "forward"));
   PlanNames names;
   for (const json& v : Items(p, "values")) {
@@ -645,21 +659,23 @@ void AddJsonPlan(ProgramRecipe& program, const json& p) {
   for (const json& v : Items(p, "inputs")) plan.AddInput(Lookup(names.values, v, "value"));
   for (const json& v : Items(p, "outputs")) plan.AddOutput(Lookup(names.values, v, "value"));
   for (const json& i : Items(p, "instructions")) AddJsonInstruction(plan, names, i);
+  return std::move(names.values);
 }
 
 }  // namespace
 
 RecipeFiles BuildRecipeFiles(const json& recipe) {
   ProgramRecipe program;
+  std::vector<std::map<std::string, int>> value_names;
   try {
-    for (const json& p : recipe.at("plans")) AddJsonPlan(program, p);
+    for (const json& p : recipe.at("plans")) value_names.push_back(AddJsonPlan(program, p));
     for (const json& n : Items(recipe, "named_data")) {
       program.AddNamedData(n.at("key").get<std::string>(), ParsePayload(n.at("payload")));
     }
   } catch (const json::exception& e) {
     Fail(Str("bad recipe: ", JsonExceptionText(e.what())));
   }
-  return RecipeFiles{program.Build(), program.BuildPtd()};
+  return RecipeFiles{program.Build(), program.BuildPtd(), std::move(value_names)};
 }
 
 File BuildRecipe(const json& recipe) { return BuildRecipeFiles(recipe).program; }

@@ -24,7 +24,9 @@
 //                              "compile_specs": {"key": "value"}}],
 //               "instructions": [{"kernel": "aten::add.out", "args": ["x", "y", "a", "z"]},
 //                                {"delegate": "d", "args": ["x", "y"]}, {"move": ["x", "y"]},
-//                                {"jump_false": "cond", "to": 3}, {"free": "t"}]}],
+//                                {"jump_false": "cond", "to": 3}, {"free": "t"},
+//                                {"kernel": "executorch_prim::add.Scalar", "args": ["a", "b", "c"],
+//                                 "ret": null} (no return value: a scalar op)]}],
 //    "named_data": [{"key": "weights", "payload": {"size": 32}}]}
 // Values and delegates are referred to by name; operators are declared by
 // their first KernelCall ("name.overload", split at the last dot). An
@@ -33,6 +35,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -100,6 +103,10 @@ class PlanRecipe {
   // (out last), then the return value, which aliases the out tensor (`ret`
   // defaults to the last argument).
   int KernelCall(int op, std::vector<int32_t> args, std::optional<int32_t> ret = std::nullopt);
+  // The scalar ops' convention (executorch_prim::*, aten::sym_size.int,
+  // aten::sym_numel; docs/formats/pte.md §5): operands, then the value
+  // written, and no return value.
+  int PrimCall(int op, std::vector<int32_t> args);
   int DelegateCall(int delegate, std::vector<int32_t> args);
   int Move(int from, int to);
   // `destination` may equal instruction_count() at the end ("jump to end").
@@ -173,6 +180,8 @@ class ProgramRecipe {
 struct RecipeFiles {
   model::File program;
   std::optional<model::PtdFile> data;
+  // Per plan, the index of each value the recipe names.
+  std::vector<std::map<std::string, int>> value_names;
 };
 
 // Builds the files a JSON recipe describes (the format above).

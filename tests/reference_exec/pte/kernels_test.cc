@@ -251,22 +251,19 @@ TEST(PteKernels, AliasAndClone) {
 }
 
 // Prim ops take their operands and the value they write, with no return
-// value after it (docs/formats/pte.md §5): the builder's appended return is
-// dropped.
+// value after it (docs/formats/pte.md §5): the recipe's "ret": null.
 TEST(PteKernels, PrimOpsAndSymSize) {
-  model::File file =
+  const model::File file =
       BuildRecipe(Plan(R"([{"name": "x", "tensor": {"dtype": "float", "sizes": [2, 3]}},
                {"name": "dim", "int": 1}, {"name": "n", "int": 0},
                {"name": "numel", "int": 0}, {"name": "k", "int": -7},
                {"name": "q", "int": 0}, {"name": "r", "int": 0}, {"name": "lt", "bool": false}])",
                        R"(["x"])", R"(["n", "numel", "q", "r", "lt"])",
-                       R"([{"kernel": "aten::sym_size.int", "args": ["x", "dim", "n"]},
-               {"kernel": "aten::sym_numel", "args": ["x", "numel"]},
-               {"kernel": "executorch_prim::floordiv.Scalar", "args": ["k", "n", "q"]},
-               {"kernel": "executorch_prim::mod.Scalar", "args": ["k", "n", "r"]},
-               {"kernel": "executorch_prim::lt.Scalar", "args": ["k", "n", "lt"]}])"));
-  for (model::Instruction& i : *file.program.execution_plan->at(0).chains->at(0).instructions)
-    std::get<model::KernelCall>(i.args).args->pop_back();
+                       R"([{"kernel": "aten::sym_size.int", "args": ["x", "dim", "n"], "ret": null},
+               {"kernel": "aten::sym_numel", "args": ["x", "numel"], "ret": null},
+               {"kernel": "executorch_prim::floordiv.Scalar", "args": ["k", "n", "q"], "ret": null},
+               {"kernel": "executorch_prim::mod.Scalar", "args": ["k", "n", "r"], "ret": null},
+               {"kernel": "executorch_prim::lt.Scalar", "args": ["k", "n", "lt"], "ret": null}])"));
   const Built built = Load(file, std::nullopt);
   ASSERT_TRUE(built.program.has_value()) << testing::PrintToString(built.errors);
   const auto r = exec::Run(*built.program, *built.program->FindPlan(""),
