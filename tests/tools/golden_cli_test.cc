@@ -209,6 +209,93 @@ TEST(GoldenCli, CasesOnRealFilesSkipWithoutTheCorpus) {
   EXPECT_EQ(golden.Run({"--corpus", absent}).exit_code, 1);
 }
 
+// A case whose expected arrays a test script writes ({"reference": FILE})
+// skips without them, reads them from --reference-dir/<format>/<case>/, and
+// fails when they disagree with the executor.
+TEST(GoldenCli, ReferenceArraysComeFromTheReferenceDirectory) {
+  GoldenDir golden;
+  ordered_json doc = CaseOf("pte/matmul_mm_addmm");
+  doc["source"] = "numpy";
+  doc["expected"] = {{"output_0", {{"reference", "output_0.npy"}}}};
+  golden.Put("pte/matmul_reference", doc);
+  const auto without = golden.Run();
+  EXPECT_EQ(without.exit_code, 1) << without.out;  // nothing ran
+  EXPECT_NE(without.out.find("SKIP pte/matmul_reference: needs the arrays of its independent "
+                             "implementation: --reference-dir"),
+            std::string::npos)
+      << without.out;
+
+  TempDir reference("golden_cli_reference");
+  const std::string dir = reference.path().string();
+  EXPECT_NE(golden.Run({"--reference-dir", dir}).out.find("not found at " + dir),
+            std::string::npos);
+  const auto write = [&](const std::vector<double>& values) {
+    reference.Write("pte/matmul_reference/output_0.npy",
+                    npy::Write(values, {2, 2}, {npy::Kind::kFloat, 4, false}));
+  };
+  write({4.5, -0.5, 9.5, -2});
+  const auto pass = golden.Run({"--reference-dir", dir});
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  write({4.5, -0.5, 9.5, 2});
+  const auto fail = golden.Run({"--reference-dir", dir});
+  EXPECT_EQ(fail.exit_code, 1) << fail.out;
+  EXPECT_NE(fail.out.find("  [1,1]: expected 2, actual -2"), std::string::npos) << fail.out;
+  fs::remove(reference.path() / "pte/matmul_reference/output_0.npy");
+  const auto missing = golden.Run({"--reference-dir", dir});
+  EXPECT_EQ(missing.exit_code, 3) << missing.out;
+  EXPECT_NE(missing.out.find("ERROR pte/matmul_reference: expected output_0: "), std::string::npos)
+      << missing.out;
+}
+
+// The .pte runner: a recipe runs in each memory mode; a deliberately
+// aliased plan gives other values in planned memory, and `both` has no
+// verdict for it; a corpus model may name its method, and only the formats
+// that read one accept keys beside "corpus".
+TEST(GoldenCli, PteCasesRunTheirModesAndMethods) {
+  GoldenDir golden;
+  golden.Put("pte/aliased_plan_planned", CaseOf("pte/aliased_plan_planned"));
+  ordered_json separate_values = CaseOf("pte/aliased_plan_planned");
+  separate_values["mode"] = "separate";
+  golden.Put("pte/aliased_plan_separate_values", separate_values);
+  ordered_json both = CaseOf("pte/aliased_plan_planned");
+  both["mode"] = "both";
+  golden.Put("pte/aliased_plan_both", both);
+  ordered_json no_share = CaseOf("pte/aliased_plan_planned");
+  no_share["model"].erase("share_bytes");
+  golden.Put("pte/plan_without_alias", no_share);
+  const auto run = golden.Run();
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_NE(run.out.find("PASS pte/aliased_plan_planned"), std::string::npos) << run.out;
+  // Separate memory computes the true values, not the aliased ones.
+  EXPECT_NE(run.out.find("FAIL pte/aliased_plan_separate_values: output_0: 4 of 4 elements differ"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("ERROR pte/aliased_plan_both: mode both: the memory modes differ: "),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("FAIL pte/plan_without_alias: "), std::string::npos) << run.out;
+
+  GoldenDir keys("golden_cli_keys");
+  ordered_json method = CaseOf("pte/matmul_mm_addmm");
+  method["model"]["method"] = "backward";
+  keys.Put("pte/no_such_method", method);
+  ordered_json tensil = CaseOf("tensil/xor_2x2_memory256");
+  tensil["model"]["method"] = "forward";
+  keys.Put("tensil/corpus_with_method", tensil);
+  ordered_json share = CaseOf("pte/aliased_plan_planned");
+  share["model"]["share_bytes"][0]["on"] = "alpha";
+  keys.Put("pte/share_with_a_scalar", share);
+  const auto errors = keys.Run();
+  EXPECT_NE(errors.out.find("ERROR pte/no_such_method: mode both: the program has no method "
+                            "\"backward\""),
+            std::string::npos)
+      << errors.out;
+  EXPECT_NE(errors.out.find("ERROR tensil/corpus_with_method: "), std::string::npos) << errors.out;
+  EXPECT_NE(errors.out.find("a corpus model has no other key"), std::string::npos) << errors.out;
+  EXPECT_NE(errors.out.find("share_bytes: \"alpha\" is not a planned tensor"), std::string::npos)
+      << errors.out;
+}
+
 TEST(GoldenCli, UsageAndUnreadableDirectories) {
   EXPECT_EQ(RunTool({"golden"}).exit_code, 2);
   EXPECT_EQ(RunTool({"golden", kGolden.string(), "--format", "nope"}).exit_code, 2);

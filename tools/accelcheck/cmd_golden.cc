@@ -20,10 +20,13 @@ const CommandSpec& GoldenSpec() {
       "golden",
       "run the golden cases: executors against independent expected outputs",
       "usage: accelcheck golden DIR [--format F] [--junit FILE] [--update] [--corpus DIR]\n"
+      "                         [--reference-dir DIR]\n"
       "Runs every case DIR/<format>/<case>/case.json (golden/README.md): builds or reads the\n"
       "model, runs the format's reference executor on the inputs and compares each output\n"
       "with the expected one within the case's tolerance. Prints one line per case and\n"
-      "\"N passed, N failed, N skipped\". Cases on real files skip when the corpus is absent.\n"
+      "\"N passed, N failed, N skipped\". Cases on real files skip when the corpus is absent;\n"
+      "cases that read arrays a test script wrote ({\"reference\": FILE}) skip without\n"
+      "--reference-dir.\n"
       "--update rewrites the expected .npy of regression-pin cases only; it refuses every\n"
       "other case, whose expected outputs come from an independent source. Exit 0 when\n"
       "every case that ran passed, 1 when one failed (or none ran), 2 usage, 3 when a case\n"
@@ -34,6 +37,8 @@ const CommandSpec& GoldenSpec() {
           {"update", false, "", "rewrite the expected outputs of regression-pin cases"},
           {"corpus", true, "DIR",
            "the real files (default: DIR/../../shared/corpus, beside the repository)"},
+          {"reference-dir", true, "DIR",
+           "where test scripts wrote the arrays cases name as {\"reference\": FILE}"},
           {"help", false, "", "print this help"},
       }};
   return kSpec;
@@ -117,6 +122,7 @@ ExitCode RunGolden(const Args& args) {
   options.update = parsed->Has("update");
   const auto corpus = parsed->Get("corpus");
   options.corpus_dir = corpus ? fs::path(*corpus) : DefaultCorpus(options.root);
+  options.reference_dir = parsed->Get("reference-dir").value_or("");
   // Under --quiet only the cases that did not pass are listed.
   const bool quiet = parsed->Has("quiet");
   options.on_result = [quiet](const golden::CaseResult& result) {

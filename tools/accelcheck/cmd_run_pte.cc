@@ -31,8 +31,9 @@ const CommandSpec& RunPteSpec() {
         "Validates the program (with its named data), then interprets a method's instructions\n"
         "with the portable operators (docs/formats/pte.md \"Reference executor\"). One --input\n"
         "per plan input, in order, of the input's dtype and shape (a DYNAMIC_BOUND tensor takes\n"
-        "any shape of its rank within its bound; BOOL as uint8). Prints the outputs as JSON, or\n"
-        "writes D/output_<i>.npy with --output-dir. --memory both (the default) runs separate\n"
+        "any shape of its rank within its bound; BOOL as bool or uint8 0/1). Prints the\n"
+        "outputs as JSON, or writes D/output_<i>.npy with --output-dir. --memory both (the "
+        "default) runs separate\n"
         "buffers and the planned memory layout side by side and reports the first instruction\n"
         "where they differ, with the planned values whose bytes overlap. Exit 1 when the program\n"
         "does not validate, uses a delegate or an operator the interpreter does not run\n"
@@ -60,14 +61,6 @@ std::optional<ex::Memory> ParseMemory(const std::string& text) {
   if (text == "planned") return ex::Memory::kPlanned;
   if (text == "both") return ex::Memory::kBoth;
   return std::nullopt;
-}
-
-// The ScalarType an input tensor takes, or nothing for a scalar input.
-std::optional<int8_t> InputType(const ex::fb::ExecutionPlan& plan, size_t i) {
-  const int32_t v = plan.inputs()->Get(static_cast<uint32_t>(i));
-  const auto* tensor = plan.values()->Get(static_cast<uint32_t>(v))->val_as_Tensor();
-  if (tensor == nullptr) return std::nullopt;
-  return static_cast<int8_t>(tensor->scalar_type());
 }
 
 nlohmann::json ScalarJson(const ex::HostValue& v) {
@@ -99,6 +92,27 @@ nlohmann::json DifferenceJson(const ex::Difference& d) {
     out["overlaps"].push_back(item);
   }
   return out;
+}
+
+// An output's elements, integers exactly (int64 beyond 2^53 included).
+nlohmann::json ValuesJson(const npy::Array& array) {
+  nlohmann::json values = nlohmann::json::array();
+  for (uint64_t i = 0; i < array.count(); ++i) {
+    switch (array.dtype.kind) {
+      case npy::Kind::kSigned:
+        values.push_back(array.Int(i));
+        break;
+      case npy::Kind::kUnsigned:
+        values.push_back(array.UInt(i));
+        break;
+      case npy::Kind::kBool:
+        values.push_back(array.UInt(i) != 0);
+        break;
+      default:
+        values.push_back(array.values[i]);
+    }
+  }
+  return values;
 }
 
 }  // namespace
@@ -159,12 +173,7 @@ ExitCode RunPte(const Args& args) {
     if (!bytes) return ExitCode::kFailure;
     const auto array = npy::Read(bytes->bytes(), &error);
     if (!array) return UsageError(spec, Str(input_paths[i], ": ", error));
-    const auto type = InputType(*plan, i);
-    // A scalar input takes a 0-d array of the traced value (docs/formats/pte.md §3.5).
-    const int8_t want = type.value_or(array->dtype.kind == npy::Kind::kFloat
-                                          ? static_cast<int8_t>(ex::DType::kDouble)
-                                          : static_cast<int8_t>(ex::DType::kLong));
-    const auto tensor = ex::FromNpy(*array, want, &error);
+    const auto tensor = ex::InputFromNpy(*plan, i, *array, &error);
     if (!tensor) return UsageError(spec, Str(input_paths[i], ": ", error));
     inputs.push_back(*tensor);
   }
@@ -230,8 +239,7 @@ ExitCode RunPte(const Args& args) {
       if (!WriteOutputFile(*file, ex::ToNpy(v.tensor), &error)) return IoError(spec, error);
       out["file"] = file->string();
     } else {
-      const auto array = npy::Read(ex::ToNpy(v.tensor), &error);
-      out["values"] = array ? nlohmann::json(array->values) : nlohmann::json(nullptr);
+      out["values"] = ValuesJson(ex::ToNpyArray(v.tensor));
     }
     summary["outputs"].push_back(out);
   }

@@ -192,22 +192,29 @@ npy::Array Values(const Json& spec) {
 }
 
 // Checks an array spec's form; reading it waits for the run.
+std::optional<std::string> CheckNpyName(const Json& spec) {
+  if (!spec.is_string()) return "is not a .npy file name";
+  const std::string name = spec.get<std::string>();
+  if (name.size() < 5 || name.substr(name.size() - 4) != ".npy")
+    return Str(Quoted(name), " is not a .npy file name");
+  if (auto unsafe = UnsafeFileName(name)) return Str(Quoted(name), ": ", *unsafe);
+  return std::nullopt;
+}
+
 std::optional<std::string> CheckArraySpec(const Json& spec) {
-  if (spec.is_string()) {
-    const std::string name = spec.get<std::string>();
-    if (name.size() < 5 || name.substr(name.size() - 4) != ".npy")
-      return Str(Quoted(name), " is not a .npy file name");
-    if (auto unsafe = UnsafeFileName(name)) return Str(Quoted(name), ": ", *unsafe);
-    return std::nullopt;
-  }
+  if (spec.is_string()) return CheckNpyName(spec);
   if (!spec.is_object() || spec.size() != 1)
-    return "an array is a .npy file name, {\"values\": {...}}, {\"generate\": {...}} or "
-           "{\"corpus_csv\": {...}}";
+    return "an array is a .npy file name, {\"values\": {...}}, {\"generate\": {...}}, "
+           "{\"corpus_csv\": {...}} or {\"reference\": FILE}";
   if (spec.contains("values")) return CheckValues(spec["values"]);
   if (spec.contains("generate")) return CheckGenerate(spec["generate"]);
   if (spec.contains("corpus_csv")) return CheckCorpusCsv(spec["corpus_csv"]);
+  if (spec.contains("reference")) {
+    if (auto problem = CheckNpyName(spec["reference"])) return Str("reference ", *problem);
+    return std::nullopt;
+  }
   return Str("unknown array kind ", Quoted(spec.begin().key()),
-             " (a .npy file name, values, generate or corpus_csv)");
+             " (a .npy file name, values, generate, corpus_csv or reference)");
 }
 
 std::optional<std::string> CheckArrays(const Json& value, std::string_view what,
@@ -243,9 +250,14 @@ std::optional<std::string> CheckTolerance(const Json& value, compare::Tolerance*
 std::optional<std::string> CheckModel(const Json& model, const GoldenFormat* format) {
   if (!model.is_object()) return "model is not an object";
   if (model.contains("corpus")) {
-    if (model.size() != 1) return "a corpus model has no other key";
     if (!model["corpus"].is_string()) return "model.corpus is not a string";
-    return UnsafeCorpusPath(model["corpus"].get<std::string>());
+    if (auto unsafe = UnsafeCorpusPath(model["corpus"].get<std::string>())) return unsafe;
+    if (format != nullptr && format->check_corpus_model) {
+      if (auto problem = format->check_corpus_model(model)) return Str("model: ", *problem);
+    } else if (model.size() != 1) {
+      return "a corpus model has no other key";
+    }
+    return std::nullopt;
   }
   if (format == nullptr) return std::nullopt;
   if (auto problem = format->check_model(model)) return Str("model: ", *problem);
@@ -452,6 +464,16 @@ std::optional<npy::Array> ReadCorpusCsv(const Json& spec, const RunEnv& env, std
   return npy::FromValues(*DTypeNamed(spec["dtype"].get<std::string>()), shape, values);
 }
 
+// Whether the case names an array an outside implementation writes.
+bool UsesReference(const Case& c) {
+  for (const auto* arrays : {&c.inputs, &c.expected}) {
+    for (const auto& [name, spec] : *arrays) {
+      if (spec.is_object() && spec.contains("reference")) return true;
+    }
+  }
+  return false;
+}
+
 bool UsesCorpus(const Case& c) {
   if (c.corpus_model() || !c.companions.empty()) return true;
   for (const auto* arrays : {&c.inputs, &c.expected}) {
@@ -514,13 +536,26 @@ CaseResult Judge(const Case& c, const Arrays& expected, const Arrays& outputs) {
 }
 
 CaseResult RunCase(const Case& c, const GoldenFormat& format, const RunOptions& options) {
-  const RunEnv env{options.corpus_dir};
+  const RunEnv env{options.corpus_dir, options.reference_dir};
   std::error_code ec;
   if (UsesCorpus(c) && !fs::is_directory(options.corpus_dir, ec)) {
     return CaseResult{c.id(),
                       Verdict::kSkipped,
                       Str("needs the corpus, not found at ", options.corpus_dir.string()),
                       {}};
+  }
+  if (UsesReference(c)) {
+    const fs::path dir = options.reference_dir / c.format / c.name;
+    if (options.reference_dir.empty() || !fs::is_directory(dir, ec)) {
+      return CaseResult{
+          c.id(),
+          Verdict::kSkipped,
+          options.reference_dir.empty()
+              ? std::string("needs the arrays of its independent implementation: --reference-dir")
+              : Str("needs the arrays of its independent implementation, not found at ",
+                    dir.string()),
+          {}};
+    }
   }
   Arrays inputs;
   std::string error;
@@ -693,8 +728,11 @@ std::optional<Case> LoadCase(const fs::path& dir, const std::string& format_id,
 
 std::optional<npy::Array> ResolveArray(const Case& golden_case, const Json& spec, const RunEnv& env,
                                        bool* needs_corpus, std::string* error) {
-  if (spec.is_string()) {
-    const fs::path path = golden_case.dir / spec.get<std::string>();
+  if (spec.is_string() || spec.contains("reference")) {
+    const fs::path path = spec.is_string()
+                              ? golden_case.dir / spec.get<std::string>()
+                              : env.reference_dir / golden_case.format / golden_case.name /
+                                    spec["reference"].get<std::string>();
     const auto buffer = ReadFileLimited(path.string(), kMaxArrayFile, error);
     if (!buffer) return std::nullopt;
     auto array = npy::Read(buffer->bytes(), error);

@@ -64,6 +64,10 @@ using Arrays = std::map<std::string, npy::Array>;
 // What a case runs with besides itself.
 struct RunEnv {
   std::filesystem::path corpus_dir;  // ../shared/corpus beside the repository
+  // Where independent implementations outside the tool (test scripts) wrote
+  // the arrays {"reference": FILE} names: <reference_dir>/<format>/<case>/FILE.
+  // Empty when none was given.
+  std::filesystem::path reference_dir;
 };
 
 // A format's part of the golden runner: how it builds a case's model and
@@ -83,6 +87,9 @@ struct GoldenFormat {
   std::function<std::optional<Arrays>(const Case& golden_case, const std::string& mode,
                                       const Arrays& inputs, const RunEnv& env, std::string* error)>
       run;
+  // Checks the keys of a {"corpus": PATH, ...} model besides "corpus" (a
+  // .pte's method); when null, a corpus model has no other key.
+  std::function<std::optional<std::string>(const Json& model)> check_corpus_model = nullptr;
 };
 
 // Reads and checks `dir`/case.json; nothing, with the reason, when it is
@@ -92,8 +99,8 @@ std::optional<Case> LoadCase(const std::filesystem::path& dir, const std::string
                              const GoldenFormat* format, std::string* error);
 
 // An array a case names: "file.npy" in the case's directory, {"values":
-// {...}}, {"generate": {...}} or {"corpus_csv": {...}} (golden/README.md
-// "Arrays"). `needs_corpus` is set for a corpus array.
+// {...}}, {"generate": {...}}, {"corpus_csv": {...}} or {"reference": FILE}
+// (golden/README.md "Arrays"). `needs_corpus` is set for a corpus array.
 std::optional<npy::Array> ResolveArray(const Case& golden_case, const Json& spec, const RunEnv& env,
                                        bool* needs_corpus, std::string* error);
 
@@ -107,10 +114,11 @@ struct CaseResult {
 };
 
 struct RunOptions {
-  std::filesystem::path root;         // golden/
-  std::optional<std::string> format;  // only this format's cases
-  std::filesystem::path corpus_dir;   // default: root/../../shared/corpus
-  bool update = false;                // rewrite the expected outputs of regression pins
+  std::filesystem::path root;           // golden/
+  std::optional<std::string> format;    // only this format's cases
+  std::filesystem::path corpus_dir;     // default: root/../../shared/corpus
+  std::filesystem::path reference_dir;  // RunEnv::reference_dir; empty: none
+  bool update = false;                  // rewrite the expected outputs of regression pins
   std::function<void(const CaseResult&)> on_result;  // called as each case ends
 };
 

@@ -8,5 +8,6 @@ namespace accelcheck::golden {
 
 const GoldenFormat& TensilGolden();  // golden_tensil.cc
 const GoldenFormat& GeminiGolden();  // golden_gemini.cc
+const GoldenFormat& PteGolden();     // golden_pte.cc
 
 }  // namespace accelcheck::golden

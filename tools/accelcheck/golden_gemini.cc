@@ -210,7 +210,8 @@ std::optional<Arrays> Run(const Case& c, const std::string& mode, const Arrays& 
 }  // namespace
 
 const GoldenFormat& GeminiGolden() {
-  static const GoldenFormat kFormat{{"tiled", "tiled-l2", "untiled"}, CheckModel, Run};
+  static const GoldenFormat kFormat{
+      .modes = {"tiled", "tiled-l2", "untiled"}, .check_model = CheckModel, .run = Run};
   return kFormat;
 }
 

@@ -255,7 +255,8 @@ std::optional<Arrays> Run(const Case& c, const std::string& mode, const Arrays& 
 }  // namespace
 
 const GoldenFormat& TensilGolden() {
-  static const GoldenFormat kFormat{{"raw", "real"}, CheckModel, Run};
+  static const GoldenFormat kFormat{
+      .modes = {"raw", "real"}, .check_model = CheckModel, .run = Run};
   return kFormat;
 }
 
