@@ -23,6 +23,31 @@ fi
 echo "== .pte reference executor, one core (best of 3)"
 build/bench/pte_exec_bench 3
 
+echo "== the golden library: accelcheck golden golden/, wall time and peak memory"
+if [ -d ../shared/corpus ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  /usr/bin/python3 tests/reference_exec/pte/golden_reference.py build/tools/accelcheck golden \
+    ../shared/corpus "$work/golden-reference" >/dev/null
+fi
+/usr/bin/time -f "%e s, peak RSS %M KiB" \
+  build/tools/accelcheck golden golden/ --reference-dir "$work/golden-reference" -q
+
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  echo "== accelcheck compare: two float32 arrays of 16M elements (64 MB each), 1 element in 1000 differing"
+  /usr/bin/python3 - "$work" <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(1)
+a = rng.standard_normal(1 << 24, dtype=np.float32).reshape(4096, 4096)
+b = a.copy()
+b.reshape(-1)[::1000] += 1
+np.save(sys.argv[1] + "/compare_a.npy", a)
+np.save(sys.argv[1] + "/compare_b.npy", b)
+PY
+  for run in 1 2 3; do
+    /usr/bin/time -f "%e s, peak RSS %M KiB" build/tools/accelcheck compare \
+      "$work/compare_a.npy" "$work/compare_b.npy" --rtol 1e-6 >/dev/null || true
+  done
+fi
+
 if [ -x build-fuzz/fuzz/pte_fuzzer ] && [ -d build-fuzz/fuzz/seeds ]; then
   echo "== pte_fuzzer (ASan+UBSan), 30 s"
   tmp=$(mktemp -d)
