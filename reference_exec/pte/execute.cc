@@ -105,6 +105,25 @@ bool SameOutput(const HostValue& a, const HostValue& b) {
 
 }  // namespace
 
+std::string_view MemoryName(Memory memory) {
+  switch (memory) {
+    case Memory::kSeparate:
+      return "separate";
+    case Memory::kPlanned:
+      return "planned";
+    case Memory::kBoth:
+      return "both";
+  }
+  return "?";
+}
+
+std::optional<Memory> ParseMemory(std::string_view name) {
+  for (const Memory memory : {Memory::kSeparate, Memory::kPlanned, Memory::kBoth}) {
+    if (MemoryName(memory) == name) return memory;
+  }
+  return std::nullopt;
+}
+
 RunResult Run(const LoadedProgram& program, const fb::ExecutionPlan& plan,
               const std::vector<HostTensor>& inputs, const RunOptions& options,
               const RunControl& control) {

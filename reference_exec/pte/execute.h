@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reference_exec/pte/failure.h"
@@ -16,6 +17,10 @@
 namespace accelcheck::pte::exec {
 
 enum class Memory : uint8_t { kSeparate, kPlanned, kBoth };
+
+// "separate", "planned", "both": the names the run command and golden cases use.
+std::string_view MemoryName(Memory memory);
+std::optional<Memory> ParseMemory(std::string_view name);
 
 struct RunOptions {
   Memory memory = Memory::kBoth;

@@ -56,13 +56,6 @@ const CommandSpec& RunPteSpec() {
   return kSpec;
 }
 
-std::optional<ex::Memory> ParseMemory(const std::string& text) {
-  if (text == "separate") return ex::Memory::kSeparate;
-  if (text == "planned") return ex::Memory::kPlanned;
-  if (text == "both") return ex::Memory::kBoth;
-  return std::nullopt;
-}
-
 nlohmann::json ScalarJson(const ex::HostValue& v) {
   switch (v.type) {
     case ex::fb::KernelTypes::Int:
@@ -129,7 +122,7 @@ ExitCode RunPte(const Args& args) {
   ex::RunOptions options;
   options.limits = load.limits;
   if (const auto memory = parsed->Get("memory")) {
-    const auto mode = ParseMemory(*memory);
+    const auto mode = ex::ParseMemory(*memory);
     if (!mode)
       return UsageError(spec, Str("--memory ", Quoted(*memory), ": separate, planned or both"));
     options.memory = *mode;
@@ -207,9 +200,8 @@ ExitCode RunPte(const Args& args) {
                ? ExitCode::kFailure
                : ExitCode::kErrors;
   }
-  const char* memory_names[] = {"separate", "planned", "both"};
   nlohmann::json summary = {{"method", plan->name()->str()},
-                            {"memory", memory_names[static_cast<int>(options.memory)]},
+                            {"memory", ex::MemoryName(options.memory)},
                             {"instructions", result.instructions}};
   if (result.difference) {
     summary["difference"] = DifferenceJson(*result.difference);

@@ -147,13 +147,6 @@ std::optional<ex::LoadedProgram> Load(const Case& c, ProgramFiles files, std::st
   return loaded;
 }
 
-std::optional<ex::Memory> MemoryOf(const std::string& mode) {
-  if (mode == "separate") return ex::Memory::kSeparate;
-  if (mode == "planned") return ex::Memory::kPlanned;
-  if (mode == "both") return ex::Memory::kBoth;
-  return std::nullopt;
-}
-
 std::optional<std::vector<ex::HostTensor>> Inputs(const ex::fb::ExecutionPlan& plan,
                                                   const Arrays& arrays, std::string* error) {
   std::vector<ex::HostTensor> inputs;
@@ -195,7 +188,7 @@ std::optional<Arrays> Run(const Case& c, const std::string& mode, const Arrays& 
   const auto inputs = Inputs(*plan, arrays, error);
   if (!inputs) return std::nullopt;
   ex::RunOptions options;
-  options.memory = *MemoryOf(mode);
+  options.memory = *ex::ParseMemory(mode);
   const ex::RunResult result = ex::Run(*loaded, *plan, *inputs, options);
   if (result.failure) {
     *error = Str(ex::OutcomeName(result.failure->outcome), " (", result.failure->mode,
@@ -221,7 +214,7 @@ std::optional<Arrays> Run(const Case& c, const std::string& mode, const Arrays& 
 }  // namespace
 
 const GoldenFormat& PteGolden() {
-  static const GoldenFormat kFormat{.modes = {"separate", "planned", "both"},
+  static const GoldenFormat kFormat{.modes = {"separate", "planned", "both"},  // ex::MemoryName
                                     .check_model = CheckModel,
                                     .run = Run,
                                     .check_corpus_model = CheckCorpusModel};
