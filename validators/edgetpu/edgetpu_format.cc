@@ -1,0 +1,78 @@
+// The edgetpu Format: content detection, the validation pipeline and
+// inspection (docs/formats/edgetpu.md).
+#include "validators/edgetpu/edgetpu_format.h"
+
+#include <filesystem>
+
+#include "validators/core/text.h"
+#include "validators/edgetpu/rules.h"
+#include "validators/edgetpu/tflite.h"
+
+namespace accelcheck::edgetpu {
+
+namespace {
+
+// model -> Edge TPU operators (docs/ARCHITECTURE.md "Phases").
+void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
+  if (!VerifyModel(file, context.limits, sink)) return;
+  const tfl::Model& model = *tfl::GetModel(file.data());
+  const uint64_t before = sink.blocking_count();
+  const std::vector<EdgetpuOp> ops = FindEdgetpuOps(file, model, sink);
+  if (ops.empty() && sink.blocking_count() == before) {
+    sink.Report(rules::kNoEdgetpuOp, Location{},
+                Str("no operator has the custom code ", kCustomOpName,
+                    ": the model runs on the CPU only (compile it with edgetpu_compiler)"));
+  }
+}
+
+nlohmann::json InspectModel(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
+  if (!VerifyModel(file, context.limits, sink)) return nullptr;
+  const tfl::Model& model = *tfl::GetModel(file.data());
+  nlohmann::json out = {{"format", "edgetpu"}, {"tflite_version", model.version()}};
+  out["edgetpu_ops"] = nlohmann::json::array();
+  for (const EdgetpuOp& op : FindEdgetpuOps(file, model, sink)) {
+    nlohmann::json item = {{"path", op.path}, {"subgraph", op.subgraph}, {"operator", op.index}};
+    if (!op.custom_options.empty()) {
+      item["custom_options"] = {{"@offset", op.options_offset},
+                                {"length", op.custom_options.size()}};
+    }
+    out["edgetpu_ops"].push_back(std::move(item));
+  }
+  return out;
+}
+
+class EdgetpuFormatImpl final : public Format {
+ public:
+  std::string_view id() const override { return "edgetpu"; }
+  std::string_view description() const override {
+    return "Edge TPU DarwiNN packages inside TensorFlow Lite models (.tflite, TFL3)";
+  }
+  RuleTable rules() const override { return AllRules(); }
+
+  // The TensorFlow Lite identifier (docs/formats/edgetpu.md §2).
+  bool Detect(ByteView bytes) const override { return HasBytesAt(bytes, 4, "TFL3"); }
+  bool Resembles(const std::string& path, ByteView bytes) const override {
+    return std::filesystem::path(path).extension() == ".tflite" || HasBytesAt(bytes, 4, "TFL");
+  }
+  bool TakesCompanion(const std::string&, ByteView) const override { return false; }
+  std::string_view companion_kinds() const override { return "no companion file"; }
+
+  void Validate(const InputBuffer& input, const ValidateContext& context,
+                DiagnosticSink& sink) const override {
+    ValidateModel(input.bytes(), context, sink);
+  }
+
+  nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
+                         DiagnosticSink& sink) const override {
+    return InspectModel(input.bytes(), context, sink);
+  }
+};
+
+}  // namespace
+
+const Format& EdgetpuFormat() {
+  static const EdgetpuFormatImpl kFormat;
+  return kFormat;
+}
+
+}  // namespace accelcheck::edgetpu
