@@ -4,7 +4,11 @@
 
 #include <filesystem>
 
+#include "validators/core/phases.h"
+
 #include "validators/core/text.h"
+#include "validators/edgetpu/custom_options.h"
+#include "validators/edgetpu/package.h"
 #include "validators/edgetpu/rules.h"
 #include "validators/edgetpu/tflite.h"
 
@@ -12,7 +16,12 @@ namespace accelcheck::edgetpu {
 
 namespace {
 
-// model -> Edge TPU operators (docs/ARCHITECTURE.md "Phases").
+// A bare package is identified as the runtime identifies one it is handed
+// (docs/formats/edgetpu.md §2).
+bool IsPackage(ByteView bytes) { return HasBytesAt(bytes, 4, "DWN1"); }
+
+// model -> Edge TPU operators -> per operator: custom options -> package
+// (docs/ARCHITECTURE.md "Phases").
 void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
   if (!VerifyModel(file, context.limits, sink)) return;
   const tfl::Model& model = *tfl::GetModel(file.data());
@@ -22,6 +31,12 @@ void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink
     sink.Report(rules::kNoEdgetpuOp, Location{},
                 Str("no operator has the custom code ", kCustomOpName,
                     ": the model runs on the CPU only (compile it with edgetpu_compiler)"));
+  }
+  for (const EdgetpuOp& op : ops) {
+    if (OutOfTime(context, sink)) return;
+    const auto package = ReadCustomOptions(op, sink);
+    if (!package) continue;
+    DecodePackage(package->bytes, package->file_offset, package->path, context.limits, sink);
   }
 }
 
@@ -49,17 +64,24 @@ class EdgetpuFormatImpl final : public Format {
   }
   RuleTable rules() const override { return AllRules(); }
 
-  // The TensorFlow Lite identifier (docs/formats/edgetpu.md §2).
-  bool Detect(ByteView bytes) const override { return HasBytesAt(bytes, 4, "TFL3"); }
+  // The TensorFlow Lite identifier, or a bare package's (docs/formats/edgetpu.md §2).
+  bool Detect(ByteView bytes) const override {
+    return HasBytesAt(bytes, 4, "TFL3") || IsPackage(bytes);
+  }
   bool Resembles(const std::string& path, ByteView bytes) const override {
-    return std::filesystem::path(path).extension() == ".tflite" || HasBytesAt(bytes, 4, "TFL");
+    return std::filesystem::path(path).extension() == ".tflite" || HasBytesAt(bytes, 4, "TFL") ||
+           HasBytesAt(bytes, 4, "DWN");
   }
   bool TakesCompanion(const std::string&, ByteView) const override { return false; }
   std::string_view companion_kinds() const override { return "no companion file"; }
 
   void Validate(const InputBuffer& input, const ValidateContext& context,
                 DiagnosticSink& sink) const override {
-    ValidateModel(input.bytes(), context, sink);
+    if (IsPackage(input.bytes())) {
+      DecodePackage(input.bytes(), 0, "", context.limits, sink);
+    } else {
+      ValidateModel(input.bytes(), context, sink);
+    }
   }
 
   nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
