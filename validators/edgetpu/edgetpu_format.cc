@@ -11,10 +11,22 @@
 #include "validators/edgetpu/package.h"
 #include "validators/edgetpu/rules.h"
 #include "validators/edgetpu/tflite.h"
+#include "validators/edgetpu/validate.h"
 
 namespace accelcheck::edgetpu {
 
 namespace {
+
+// Decode -> executables -> bitstreams and parameters, each pass group only
+// on what the one before found sound (docs/ARCHITECTURE.md "Phases").
+void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& path,
+                     const ValidateContext& context, DiagnosticSink& sink) {
+  const auto view = DecodePackage(bytes, file_offset, path, context.limits, sink);
+  if (!view || OutOfTime(context, sink)) return;
+  ValidateExecutableSet(*view, sink);
+  ValidateBitstreams(*view, sink);
+  ValidateParameters(*view, sink);
+}
 
 // A bare package is identified as the runtime identifies one it is handed
 // (docs/formats/edgetpu.md §2).
@@ -36,7 +48,7 @@ void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink
     if (OutOfTime(context, sink)) return;
     const auto package = ReadCustomOptions(op, sink);
     if (!package) continue;
-    DecodePackage(package->bytes, package->file_offset, package->path, context.limits, sink);
+    ValidatePackage(package->bytes, package->file_offset, package->path, context, sink);
   }
 }
 
@@ -78,7 +90,7 @@ class EdgetpuFormatImpl final : public Format {
   void Validate(const InputBuffer& input, const ValidateContext& context,
                 DiagnosticSink& sink) const override {
     if (IsPackage(input.bytes())) {
-      DecodePackage(input.bytes(), 0, "", context.limits, sink);
+      ValidatePackage(input.bytes(), 0, "", context, sink);
     } else {
       ValidateModel(input.bytes(), context, sink);
     }

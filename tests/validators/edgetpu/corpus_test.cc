@@ -76,6 +76,20 @@ TEST(EdgetpuCorpus, EveryPackageHasNoErrors) {
   }
 }
 
+// Under --strict every compiler convention counts: real files keep all of
+// them (docs/formats/edgetpu.md §5.2).
+TEST(EdgetpuCorpus, EveryPackageHasNoErrorsUnderStrict) {
+  const auto files = CorpusFiles();
+  if (files.empty()) GTEST_SKIP() << "no corpus at " << CorpusDir() << "; real-file checks skipped";
+  Profile strict;
+  strict.strict = true;
+  for (const fs::path& path : files) {
+    if (IsLegacy(path)) continue;
+    const DiagnosticSink sink = Validate(path, Load(path).bytes(), strict);
+    EXPECT_EQ(sink.error_count(), 0u) << path.filename() << "\n" << Describe(sink);
+  }
+}
+
 TEST(EdgetpuCorpus, TheLegacyFileIsUnsupportedNotMisread) {
   const auto files = CorpusFiles();
   if (files.empty()) GTEST_SKIP() << "no corpus at " << CorpusDir() << "; real-file checks skipped";

@@ -1,0 +1,25 @@
+// The passes over a decoded package (docs/formats/edgetpu.md §4 C to E),
+// each reporting every problem of its area.
+#pragma once
+
+#include <string>
+
+#include "validators/core/sink.h"
+#include "validators/edgetpu/package.h"
+
+namespace accelcheck::edgetpu {
+
+// Reports at `object` of `exe` (a null object has no offset), `path` inside it.
+inline void ReportAt(DiagnosticSink& sink, const Rule& rule, const ExecutableView& exe,
+                     const void* object, const std::string& path, std::string message) {
+  sink.Report(rule, exe.buffer.region.AtObject(object, path), std::move(message));
+}
+
+// C: the executables as a set and one by one (EDG-28 to EDG-40, EDG-97).
+void ValidateExecutableSet(const PackageView& view, DiagnosticSink& sink);
+// D: instruction bitstreams and their field offsets (EDG-41 to EDG-53, EDG-94).
+void ValidateBitstreams(const PackageView& view, DiagnosticSink& sink);
+// E: the parameters (EDG-54, EDG-55).
+void ValidateParameters(const PackageView& view, DiagnosticSink& sink);
+
+}  // namespace accelcheck::edgetpu
