@@ -1,14 +1,10 @@
 // JSON views of .pte and .ptd files with the byte offset of each table. The
 // old FT01 layout is read with RawTable, never with generated accessors.
-//
-// Enums are what `flatc --json` users read by name, and what scripts compare
-// by number: an enum field holds the number the file has, and `<field>_name`
-// beside it the schema's name for it (null for a value the schema does not
-// declare, which validate reports). A union's `type` holds the member's name
-// (null when undeclared) and `type_value` its number.
+// Enums and unions are written as validators/core/inspect_json.h says.
 #include "validators/pte/inspect.h"
 
 #include "validators/core/flatbuffer.h"
+#include "validators/core/inspect_json.h"
 #include "validators/pte/decode_header.h"
 #include "validators/pte/validate.h"
 #include "validators/pte/validate_ptd.h"
@@ -21,27 +17,8 @@ namespace {
 using nlohmann::json;
 namespace ft = flat_tensor_flatbuffer;
 
-// The schema's name of `value`, or null: flatc's EnumName functions give ""
-// for a value the enum does not declare.
-template <typename Enum>
-json EnumName(Enum value, const char* (*name_of)(Enum)) {
-  const char* name = name_of(value);
-  return *name != '\0' ? json(name) : json(nullptr);
-}
-
-// `field` and `field`_name.
-template <typename Enum>
-void PutEnum(json& out, const std::string& field, Enum value, const char* (*name_of)(Enum)) {
-  out[field] = static_cast<int>(value);
-  out[field + "_name"] = EnumName(value, name_of);
-}
-
-// A union's `type` (its member's name) and `type_value`.
-template <typename Enum>
-void PutUnionType(json& out, Enum value, const char* (*name_of)(Enum)) {
-  out["type"] = EnumName(value, name_of);
-  out["type_value"] = static_cast<int>(value);
-}
+using inspect::PutEnum;
+using inspect::PutUnionType;
 
 class Writer {
  public:
