@@ -8,6 +8,7 @@
 
 #include "validators/core/text.h"
 #include "validators/edgetpu/custom_options.h"
+#include "validators/edgetpu/inspect.h"
 #include "validators/edgetpu/package.h"
 #include "validators/edgetpu/rules.h"
 #include "validators/edgetpu/tflite.h"
@@ -52,22 +53,6 @@ void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink
   }
 }
 
-nlohmann::json InspectModel(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
-  if (!VerifyModel(file, context.limits, sink)) return nullptr;
-  const tfl::Model& model = *tfl::GetModel(file.data());
-  nlohmann::json out = {{"format", "edgetpu"}, {"tflite_version", model.version()}};
-  out["edgetpu_ops"] = nlohmann::json::array();
-  for (const EdgetpuOp& op : FindEdgetpuOps(file, model, sink)) {
-    nlohmann::json item = {{"path", op.path}, {"subgraph", op.subgraph}, {"operator", op.index}};
-    if (!op.custom_options.empty()) {
-      item["custom_options"] = {{"@offset", op.options_offset},
-                                {"length", op.custom_options.size()}};
-    }
-    out["edgetpu_ops"].push_back(std::move(item));
-  }
-  return out;
-}
-
 class EdgetpuFormatImpl final : public Format {
  public:
   std::string_view id() const override { return "edgetpu"; }
@@ -98,7 +83,8 @@ class EdgetpuFormatImpl final : public Format {
 
   nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
                          DiagnosticSink& sink) const override {
-    return InspectModel(input.bytes(), context, sink);
+    return IsPackage(input.bytes()) ? InspectPackage(input.bytes(), context, sink)
+                                    : InspectModel(input.bytes(), context, sink);
   }
 };
 
