@@ -1,0 +1,63 @@
+// The project's valid Edge TPU examples, built in C++ from the model: each
+// small (tens of KB, the package's 4096-byte pages dominating), laid out as
+// the compiler lays out its output, and meant to validate without a finding
+// even under --strict. The conformance suite writes them as its valid cases
+// and mutates them into its negative cases.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conformance/edgetpu/model.h"
+
+namespace accelcheck::edgetpu {
+
+struct NamedBase {
+  std::string name;
+  model::File file;
+};
+
+// In a fixed order:
+//   standalone      one STAND_ALONE executable with parameters, like the
+//                   compiler's output for a single convolution;
+//   cached_1d       a PARAMETER_CACHING + EXECUTION_ONLY pair with a 1-D
+//                   output, the PC executable patching parameters and scratch;
+//   tiled_layout    a pair whose FIXED_POINT16 output uses the schema's
+//                   2x2-tile layout of a 4x5x32 tensor, with int8 layers and a
+//                   CPU operator after the Edge TPU one;
+//   scratch_fences  a pair whose EO executable uses scratch memory, two
+//                   bitstream chunks and fence hints;
+//   lstm_variable   a pair whose EO executable holds parameters too and
+//                   writes a state back through an `<input>_variable_output`;
+//   bare_package    a pair as a bare DWN1 package file.
+std::vector<NamedBase> ExampleBases();
+
+// Bytes per element of a DataType (docs/formats/edgetpu.md §1.5); nothing for
+// a value the schema does not name.
+std::optional<int> ElementSize(int16_t data_type);
+
+// The TensorFlow Lite type the runtime requires for a layer's DataType
+// (EDG-12); nothing for BFLOAT and unnamed values.
+std::optional<int8_t> TfliteType(int16_t data_type);
+
+// The custom options the current compiler writes around a package
+// (docs/formats/edgetpu.md §2.3): "1" = 0, "4" = the package as a STRING,
+// "5" = -1, "6" = [18], "7" = [].
+model::FlexMap CompilerOptions(model::Package package);
+
+// A one-subgraph model whose single operator is the Edge TPU operator
+// carrying `options`, with a tensor for every input and output layer of the
+// package's main executable (the STAND_ALONE one, or EXECUTION_ONLY of a
+// pair): same names, the type EDG-12 requires, the shape [1, y, x, z] without
+// its leading 1-sized dimensions, and the layer's quantization (EDG-16). An
+// output layer `<X>_variable_output` gets no tensor: it writes back into input
+// X, which is variable (EDG-15).
+model::TfliteModel WrapPackage(const model::Package& package, model::FlexMap options);
+
+// The executable a runtime runs for the package (EDG-30/31): nothing when
+// the package has none in model form.
+const model::Executable* MainExecutable(const model::Package& package);
+
+}  // namespace accelcheck::edgetpu
