@@ -40,17 +40,17 @@ Offset<flatbuffers::Vector<T>> WriteVector(FlatBufferBuilder& b, const Opt<Vec<T
   return v ? b.CreateVector(*v) : 0;
 }
 
-// A byte vector whose data starts on a multiple of `alignment` from the end
-// of the buffer (so from its start, the finished size being a multiple of
-// the largest alignment used). An empty one too: ForceVectorAlignment skips
-// those, while the compiler aligns even an empty parameters vector
-// (docs/formats/edgetpu.md §5.2).
+// A byte vector whose data starts `offset` bytes past a multiple of
+// `alignment` from the end of the buffer (so from its start, the finished
+// size being a multiple of the largest alignment used). An empty one too:
+// ForceVectorAlignment skips those, while the compiler aligns even an empty
+// parameters vector (docs/formats/edgetpu.md §5.2).
 Offset<flatbuffers::Vector<uint8_t>> WriteAligned(FlatBufferBuilder& b, const Vec<uint8_t>& bytes,
-                                                  uint32_t alignment) {
+                                                  uint32_t alignment, uint32_t offset = 0) {
   if (bytes.empty()) {
     b.Align(alignment);
   } else {
-    b.ForceVectorAlignment(bytes.size(), 1, alignment);
+    b.ForceVectorAlignment(bytes.size() + offset, 1, alignment);
   }
   return b.CreateVector(bytes);
 }
@@ -228,10 +228,18 @@ std::vector<uint8_t> NestedBytes(const model::Nested<T>& nested, const PackageLa
   return std::get<Vec<uint8_t>>(nested);
 }
 
+void CheckOffset(uint32_t offset, uint32_t alignment, const char* what) {
+  if (offset % 4 != 0 || offset >= alignment)
+    throw std::invalid_argument(Str("the ", what, " offset ", offset,
+                                    " is not a multiple of 4 below its alignment ", alignment));
+}
+
 void CheckLayout(const PackageLayout& layout) {
   CheckAlignment(layout.multi_executable_alignment, "serialized_multi_executable");
   CheckAlignment(layout.executable_alignment, "executable");
   CheckAlignment(layout.parameters_alignment, "parameters");
+  CheckOffset(layout.executable_offset, layout.executable_alignment, "executable");
+  CheckOffset(layout.parameters_offset, layout.parameters_alignment, "parameters");
 }
 
 // --- TensorFlow Lite ---
@@ -357,7 +365,10 @@ std::vector<uint8_t> SerializeExecutable(const model::Executable& e, const Packa
   // The schema asks the producer to align parameters (EDG-54); the
   // compiler uses 4096.
   Offset<flatbuffers::Vector<uint8_t>> parameters = 0;
-  if (e.parameters) parameters = WriteAligned(b, *e.parameters, layout.parameters_alignment);
+  if (e.parameters) {
+    parameters =
+        WriteAligned(b, *e.parameters, layout.parameters_alignment, layout.parameters_offset);
+  }
   auto serialized_model = WriteVector(b, e.serialized_model);
   auto name = WriteString(b, e.name);
   auto chip = WriteString(b, e.chip);
@@ -400,7 +411,7 @@ std::vector<uint8_t> SerializeMultiExecutable(const model::MultiExecutable& mult
           NestedBytes((*multi.executables)[i], layout, &SerializeExecutable);
       // Pad so that the string's data, followed by its NUL, ends where the
       // alignment needs it to start: the executable starts aligned.
-      b.PreAlign(bytes.size() + 1, layout.executable_alignment);
+      b.PreAlign(bytes.size() + 1 + layout.executable_offset, layout.executable_alignment);
       strings[i] = b.CreateString(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }
     executables = b.CreateVector(strings);

@@ -26,6 +26,11 @@ struct PackageLayout {
   // The vector's last executable first in memory, as the compiler places the
   // PC executable of [EO, PC] first; false writes them in vector order.
   bool last_executable_first = true;
+  // Bytes past its alignment that each executable's data, and each non-empty
+  // parameters vector's data, starts at: 0 in compiler output, a multiple of
+  // 4 (the alignment of a vector's length) below the alignment otherwise.
+  uint32_t executable_offset = 0;
+  uint32_t parameters_offset = 0;
 };
 
 struct SerializeOptions {

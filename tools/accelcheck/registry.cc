@@ -1,11 +1,13 @@
 #include "tools/accelcheck/registry.h"
 
+#include "conformance/edgetpu/mutate.h"
 #include "conformance/gemini/mutate.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/tensil/mutate.h"
 #include "tools/accelcheck/golden_formats.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/text.h"
+#include "validators/edgetpu/edgetpu_format.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/pte/pte_format.h"
 #include "validators/tensil/tensil_format.h"
@@ -22,6 +24,7 @@ std::span<const FormatEntry> Formats() {
        .run = RunPte,
        .generate = RunGeneratePte,
        .golden = &golden::PteGolden()},
+      {.validator = edgetpu::EdgetpuFormat(), .conformance = &edgetpu::EdgetpuConformance()},
       {.validator = tensil::TensilFormat(),
        .conformance = &tensil::conformance::TensilConformance(),
        .disassemble = tensil::DisassembleInput,
@@ -74,10 +77,6 @@ const FormatEntry* ResembledFormat(const std::string& path, ByteView bytes) {
 }
 
 std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
-  // The flatbuffer identifier of TensorFlow Lite, where Edge TPU packages live.
-  if (HasBytesAt(bytes, 4, "TFL3")) {
-    return "a TensorFlow Lite model (Edge TPU packages inside it are not validated yet)";
-  }
   // A 1024-byte header, then the gzip of the archive.
   if (HasBytesAt(bytes, 1024, "\x1f\x8b")) return "an AWS Neuron NEFF (not validated yet)";
   if (HasBytesAt(bytes, 0, "\x1f\x8b")) return "a gzip stream (compressed inputs are not read yet)";

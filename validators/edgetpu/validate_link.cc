@@ -166,8 +166,9 @@ void CheckPairs(const ExecutableView& view, const std::vector<Patch>& patches,
 // EDG-94: a later patch must not overwrite bits of an earlier one.
 void CheckOverlap(const ExecutableView& view, std::vector<Patch> patches, const std::string& path,
                   DiagnosticSink& sink) {
-  std::sort(patches.begin(), patches.end(),
-            [](const Patch& a, const Patch& b) { return a.bit < b.bit; });
+  // Stable: of two windows at the same bit, the later field offset is named.
+  std::stable_sort(patches.begin(), patches.end(),
+                   [](const Patch& a, const Patch& b) { return a.bit < b.bit; });
   for (size_t k = 1; k < patches.size(); ++k) {
     if (patches[k].bit >= patches[k - 1].bit + kWindowBits) continue;
     ReportAt(

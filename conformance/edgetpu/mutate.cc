@@ -1,0 +1,976 @@
+// One small function per rule of validators/edgetpu/rules.def: each takes a
+// valid model or package (read back into the model with ReadFile) and
+// breaks exactly that rule. Most mutations change one field of the Edge TPU
+// operator, its custom options, the package or one executable; where the
+// defect is a layout no model expresses (a root offset, an identifier, two
+// executables on the same bytes), the serialized bytes are patched.
+#include "conformance/edgetpu/mutate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+
+#include <flatbuffers/flexbuffers.h>
+
+#include "conformance/edgetpu/bases.h"
+#include "conformance/edgetpu/read.h"
+#include "conformance/edgetpu/serialize.h"
+#include "validators/core/format.h"
+#include "validators/core/limits.h"
+#include "validators/core/text.h"
+#include "validators/edgetpu/edgetpu_format.h"
+#include "validators/edgetpu/rules.h"
+#include "validators/edgetpu/schema/executable_generated.h"
+
+namespace accelcheck::edgetpu {
+
+namespace {
+
+using namespace model;
+using Bytes = std::vector<uint8_t>;
+using conformance::Base;
+using conformance::Declined;
+using conformance::Mutated;
+using conformance::MutationCase;
+using conformance::NamedFile;
+using conformance::OrDeclined;
+using conformance::Provider;
+
+// What one mutation works on: the decoded file, the serializer's options,
+// then (for layout rules) a patch applied to the serialized bytes.
+struct Ctx {
+  File file;
+  SerializeOptions options;
+  uint64_t seed = 0;
+  std::string error;
+  std::string path;  // where the validator should report the broken rule
+  std::function<bool(Bytes&, Ctx&)> patch;
+};
+
+bool Decline(Ctx& c, std::string why) {
+  c.error = std::move(why);
+  return false;
+}
+
+// The Edge TPU operator a mutation works on, and the package it carries.
+struct Target {
+  TfliteModel* tflite = nullptr;
+  Operator* op = nullptr;
+  OperatorCode* code = nullptr;
+  size_t code_index = 0;
+  FlexMap* options = nullptr;
+  std::string op_path;  // "subgraphs[0].operators[1]"
+  Package* package = nullptr;
+  std::string package_path;  // op_path + ".custom_options[\"4\"]", or "" for a bare package
+};
+
+bool IsEdgetpuCode(const OperatorCode& code) {
+  return code.custom_code && *code.custom_code == "edgetpu-custom-op";
+}
+
+FlexEntry* Entry(FlexMap& map, std::string_view key) {
+  for (FlexEntry& e : map.entries) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
+// Puts `entry` where its key sorts, replacing one of the same key.
+void SetEntry(FlexMap& map, FlexEntry entry) {
+  if (FlexEntry* existing = Entry(map, entry.key)) {
+    *existing = std::move(entry);
+    return;
+  }
+  const auto at = std::find_if(map.entries.begin(), map.entries.end(),
+                               [&](const FlexEntry& e) { return e.key > entry.key; });
+  map.entries.insert(at, std::move(entry));
+}
+
+std::optional<Target> FindTarget(Ctx& c) {
+  Target t;
+  if (auto* package = std::get_if<Package>(&c.file)) {
+    t.package = package;
+    return t;
+  }
+  t.tflite = &std::get<TfliteModel>(c.file);
+  if (!t.tflite->operator_codes || !t.tflite->subgraphs) return std::nullopt;
+  for (size_t g = 0; g < t.tflite->subgraphs->size(); ++g) {
+    SubGraph& graph = (*t.tflite->subgraphs)[g];
+    for (size_t i = 0; graph.operators && i < graph.operators->size(); ++i) {
+      Operator& op = (*graph.operators)[i];
+      const size_t k = op.opcode_index.value_or(0);
+      if (k >= t.tflite->operator_codes->size() || !IsEdgetpuCode((*t.tflite->operator_codes)[k]))
+        continue;
+      t.op = &op;
+      t.code = &(*t.tflite->operator_codes)[k];
+      t.code_index = k;
+      t.op_path = Str("subgraphs[", g, "].operators[", i, "]");
+      t.options = op.custom_options ? std::get_if<FlexMap>(&*op.custom_options) : nullptr;
+      if (t.options == nullptr) return t;
+      if (FlexEntry* e = Entry(*t.options, "4")) {
+        if (auto* p = std::get_if<FlexPackage>(&e->value)) {
+          t.package = &p->package;
+          t.package_path = t.op_path + ".custom_options[\"4\"]";
+        }
+      }
+      return t;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Join(const std::string& path, std::string_view field) {
+  return path.empty() ? std::string(field) : Str(path, ".", field);
+}
+
+// The three kinds of target a mutation needs: the operator, its options, the package.
+bool WithOp(Ctx& c, const std::function<bool(Target&)>& mutate) {
+  auto t = FindTarget(c);
+  if (!t || t->op == nullptr) return Decline(c, "no Edge TPU operator in a TFLite model");
+  return mutate(*t);
+}
+bool WithOptions(Ctx& c, const std::function<bool(Target&)>& mutate) {
+  return WithOp(c, [&](Target& t) {
+    if (t.options == nullptr) return Decline(c, "the operator's custom options are not a map");
+    return mutate(t);
+  });
+}
+bool WithPackage(Ctx& c, const std::function<bool(Target&)>& mutate) {
+  auto t = FindTarget(c);
+  if (!t || t->package == nullptr) return Decline(c, "no package in model form");
+  return mutate(*t);
+}
+
+// The executables of the package in model form, with their paths.
+struct Exe {
+  Executable* exe;
+  std::string path;
+};
+std::vector<Exe> Executables(Target& t) {
+  std::vector<Exe> out;
+  if (!t.package->multi_executable) return out;
+  auto* multi = std::get_if<MultiExecutable>(&*t.package->multi_executable);
+  if (multi == nullptr || !multi->executables) return out;
+  for (size_t i = 0; i < multi->executables->size(); ++i) {
+    if (auto* exe = std::get_if<Executable>(&(*multi->executables)[i]))
+      out.push_back({exe, Join(t.package_path, Str("executables[", i, "]"))});
+  }
+  return out;
+}
+
+int16_t TypeOf(const Executable& exe) { return exe.type.value_or(kStandAlone); }
+
+// The executable of `type` (any type when nullopt), or nothing.
+std::optional<Exe> ExeOfType(Target& t, std::optional<int16_t> type) {
+  for (const Exe& e : Executables(t)) {
+    if (!type || TypeOf(*e.exe) == *type) return e;
+  }
+  return std::nullopt;
+}
+
+// The executable that runs (STAND_ALONE, or EXECUTION_ONLY of a pair).
+std::optional<Exe> MainExe(Target& t) {
+  for (const Exe& e : Executables(t)) {
+    if (TypeOf(*e.exe) == kExecutionOnly) return e;
+  }
+  return ExeOfType(t, kStandAlone);
+}
+
+bool WithExe(Ctx& c, std::optional<int16_t> type,
+             const std::function<bool(Target&, Exe&)>& mutate) {
+  return WithPackage(c, [&](Target& t) {
+    auto e = type ? ExeOfType(t, type) : MainExe(t);
+    if (!e) return Decline(c, "the package has no executable of the kind this rule needs");
+    return mutate(t, *e);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Byte patches: where the package and the custom options are in the file.
+
+std::optional<size_t> FindBytes(const Bytes& haystack, const Bytes& needle) {
+  if (needle.empty() || needle.size() > haystack.size()) return std::nullopt;
+  const auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end());
+  if (it == haystack.end()) return std::nullopt;
+  return static_cast<size_t>(it - haystack.begin());
+}
+
+void PutU32(Bytes& bytes, size_t at, uint32_t value) {
+  for (int k = 0; k < 4; ++k) bytes[at + k] = static_cast<uint8_t>(value >> (8 * k));
+}
+
+// Patches the package's own bytes inside the file (found by its serialized
+// form, which the file holds unchanged).
+bool PatchPackage(Ctx& c, const Package& package,
+                  const std::function<bool(Bytes& file, size_t start, size_t size)>& patch) {
+  const Bytes alone = SerializePackage(package, c.options.layout);
+  c.patch = [alone, patch](Bytes& file, Ctx&) {
+    const auto start = FindBytes(file, alone);
+    return start && patch(file, *start, alone.size());
+  };
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// A. The TFLite model and its Edge TPU operators
+
+bool TfliteVerify(Ctx& c) {
+  if (!std::holds_alternative<TfliteModel>(c.file)) return Decline(c, "a bare package");
+  c.path = "";
+  c.patch = [](Bytes& file, Ctx&) {
+    PutU32(file, 0, static_cast<uint32_t>(file.size() + 64));  // the root past the end
+    return true;
+  };
+  return true;
+}
+
+bool NoEdgetpuOp(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    t.code->custom_code = "vendor-custom-op";
+    c.path = "";
+    return true;
+  });
+}
+
+bool OpcodeIndex(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    SubGraph& graph = (*t.tflite->subgraphs)[0];
+    Operator extra;
+    extra.opcode_index = static_cast<uint32_t>(t.tflite->operator_codes->size());
+    extra.inputs = Vec<int32_t>{};
+    extra.outputs = Vec<int32_t>{};
+    graph.operators->push_back(extra);
+    c.path = Str("subgraphs[0].operators[", graph.operators->size() - 1, "].opcode_index");
+    return true;
+  });
+}
+
+bool BuiltinCode(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    t.code->deprecated_builtin_code = 0;
+    t.code->builtin_code = 1;
+    c.path = Str("operator_codes[", t.code_index, "]");
+    return true;
+  });
+}
+
+bool TensorIndex(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    if (!t.op->inputs || t.op->inputs->empty()) return Decline(c, "the operator has no input");
+    const auto& tensors = (*t.tflite->subgraphs)[0].tensors;
+    (*t.op->inputs)[0] = static_cast<int32_t>(tensors ? tensors->size() : 0);
+    c.path = t.op_path + ".inputs[0]";
+    return true;
+  });
+}
+
+bool CustomOptionsMissing(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    t.op->custom_options = std::nullopt;
+    c.path = t.op_path;
+    return true;
+  });
+}
+
+bool CustomOptionsFormat(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    t.op->custom_options_format = 1;
+    c.path = t.op_path + ".custom_options_format";
+    return true;
+  });
+}
+
+bool LargeCustomOptions(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    t.op->custom_options = std::nullopt;
+    t.op->large_custom_options_offset = 2;
+    t.op->large_custom_options_size = uint64_t{1} << 40;
+    c.path = t.op_path + ".large_custom_options_offset";
+    return true;
+  });
+}
+
+// The custom options: a FlexBuffer map holding the package
+
+bool FlexMalformed(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    const Bytes alone = SerializeFlexMap(*t.options, c.options.layout);
+    c.path = t.op_path + ".custom_options";
+    c.patch = [alone](Bytes& file, Ctx&) {
+      const auto start = FindBytes(file, alone);
+      if (!start) return false;
+      file[*start + alone.size() - 1] = 3;  // a root width of 3 bytes
+      return true;
+    };
+    return true;
+  });
+}
+
+bool FlexRootMap(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    flexbuffers::Builder b;
+    b.Int(4);
+    b.Finish();
+    t.op->custom_options = CustomOptions(b.GetBuffer());
+    c.path = t.op_path + ".custom_options";
+    return true;
+  });
+}
+
+bool FlexKeysSorted(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    auto& entries = t.options->entries;
+    const auto five = std::find_if(entries.begin(), entries.end(),
+                                   [](const FlexEntry& e) { return e.key == "5"; });
+    if (five == entries.end() || five == entries.begin())
+      return Decline(c, "no key \"5\" after another to move");
+    std::iter_swap(five, five - 1);
+    c.path = t.op_path + ".custom_options";
+    return true;
+  });
+}
+
+bool PackageMissing(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    auto& entries = t.options->entries;
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [](const FlexEntry& e) { return e.key == "4"; }),
+                  entries.end());
+    c.path = t.op_path + ".custom_options";
+    return true;
+  });
+}
+
+bool PackageType(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    FlexEntry* e = Entry(*t.options, "4");
+    auto* package = e ? std::get_if<FlexPackage>(&e->value) : nullptr;
+    if (package == nullptr) return Decline(c, "no package under \"4\"");
+    package->blob = true;
+    c.path = t.op_path + ".custom_options[\"4\"]";
+    return true;
+  });
+}
+
+bool FlexVersion(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    SetEntry(*t.options, {"1", FlexInt{1}});
+    c.path = t.op_path + ".custom_options[\"1\"]";
+    return true;
+  });
+}
+
+bool FlexChips(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    SetEntry(*t.options, {"6", FlexVector{}});
+    c.path = t.op_path + ".custom_options[\"6\"]";
+    return true;
+  });
+}
+
+bool MultiplePackages(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    SetEntry(*t.options, {"6", FlexVector{{int64_t{18}, int64_t{18}}}});
+    SetEntry(*t.options, {"7", FlexVector{{std::string("second package")}}});
+    c.path = t.op_path + ".custom_options[\"7\"]";
+    return true;
+  });
+}
+
+bool DeprecatedKey(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    SetEntry(*t.options, {"3", FlexString{{'o', 'l', 'd'}}});
+    c.path = t.op_path + ".custom_options[\"3\"]";
+    return true;
+  });
+}
+
+bool PreferenceType(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    SetEntry(*t.options, {"5", FlexString{{'f', 'a', 's', 't'}}});
+    c.path = t.op_path + ".custom_options[\"5\"]";
+    return true;
+  });
+}
+
+// §5.3: bare executables under "3" and "4", as 2019 compilers wrote them.
+bool LegacyPackage(Ctx& c) {
+  return WithOptions(c, [&](Target& t) {
+    if (t.package == nullptr) return Decline(c, "no package under \"4\"");
+    const auto main = MainExe(t);
+    if (!main) return Decline(c, "no executable in model form");
+    const Bytes executable = SerializeExecutable(*main->exe);
+    SetEntry(*t.options, {"3", FlexString{executable}});
+    SetEntry(*t.options, {"4", FlexString{executable}});
+    c.path = t.op_path + ".custom_options[\"4\"]";
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// B. The package
+
+bool PackageIdentifier(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    c.path = t.package_path;
+    return PatchPackage(c, *t.package, [](Bytes& file, size_t start, size_t) {
+      std::memcpy(file.data() + start + 4, "DWN0", 4);
+      return true;
+    });
+  });
+}
+
+bool PackageVerify(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    c.path = t.package_path;
+    return PatchPackage(c, *t.package, [](Bytes& file, size_t start, size_t size) {
+      PutU32(file, start, static_cast<uint32_t>(size + 16));  // the root past the end
+      return true;
+    });
+  });
+}
+
+// A scalar of the package set to `value`, reported at `field`.
+template <typename T>
+bool SetPackageField(Ctx& c, Opt<T> Package::*member, T value, std::string_view field) {
+  return WithPackage(c, [&](Target& t) {
+    t.package->*member = value;
+    c.path = Join(t.package_path, field);
+    return true;
+  });
+}
+
+bool RuntimeTooNew(Ctx& c) {
+  return SetPackageField(c, &Package::min_runtime_version, 15, "min_runtime_version");
+}
+bool RuntimeTooOld(Ctx& c) {
+  return SetPackageField(c, &Package::min_runtime_version, 9, "min_runtime_version");
+}
+bool MultiChip(Ctx& c) {
+  return SetPackageField(c, &Package::virtual_chip_id, -1, "virtual_chip_id");
+}
+bool VirtualChip(Ctx& c) {
+  return SetPackageField(c, &Package::virtual_chip_id, 1, "virtual_chip_id");
+}
+bool Signature(Ctx& c) {
+  return SetPackageField(c, &Package::signature, Vec<uint8_t>{1, 2, 3, 4}, "signature");
+}
+bool CompilerVersion(Ctx& c) {
+  return SetPackageField(c, &Package::compiler_version, std::string("1.0"), "compiler_version");
+}
+
+bool NoExecutables(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    t.package->multi_executable = std::nullopt;
+    c.path = Join(t.package_path, "serialized_multi_executable");
+    return true;
+  });
+}
+
+bool MultiVerify(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    t.package->multi_executable = Nested<MultiExecutable>(Vec<uint8_t>(16, 0xff));
+    c.path = Join(t.package_path, "serialized_multi_executable");
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// C. The executables
+
+bool ExecutableVerify(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    auto* multi = std::get_if<MultiExecutable>(&*t.package->multi_executable);
+    if (multi == nullptr || !multi->executables || multi->executables->empty())
+      return Decline(c, "no executables in model form");
+    (*multi->executables)[0] = Nested<Executable>(Vec<uint8_t>(16, 0xff));
+    c.path = Join(t.package_path, "executables[0]");
+    return true;
+  });
+}
+
+bool ExecutableAlign(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    // Every executable 4 bytes past a 4096-byte boundary: its parameters
+    // (4096-aligned inside it) move with it.
+    c.options.layout.executable_offset = 4;
+    c.path = Join(t.package_path, "serialized_multi_executable.serialized_executables");
+    return true;
+  });
+}
+
+// Points serialized_executables[1] at executable 0's string.
+bool ExecutableOverlap(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    if (Executables(t).size() < 2) return Decline(c, "fewer than two executables");
+    c.path = Join(t.package_path, "serialized_multi_executable.serialized_executables");
+    return PatchPackage(c, *t.package, [](Bytes& file, size_t start, size_t size) {
+      const Bytes aligned(file.begin() + static_cast<std::ptrdiff_t>(start),
+                          file.begin() + static_cast<std::ptrdiff_t>(start + size));
+      const auto* package = flatbuffers::GetRoot<platforms::darwinn::Package>(aligned.data());
+      const auto* multi_bytes = package->serialized_multi_executable();
+      const auto* multi =
+          flatbuffers::GetRoot<platforms::darwinn::MultiExecutable>(multi_bytes->data());
+      const auto* strings = multi->serialized_executables();
+      const auto at = [&](const void* p) {
+        return static_cast<size_t>(static_cast<const uint8_t*>(p) - aligned.data());
+      };
+      const size_t slot1 = at(strings->Data()) + 4;
+      const size_t string0 = at(strings->Get(0));
+      if (string0 <= slot1) return false;
+      PutU32(file, start + slot1, static_cast<uint32_t>(string0 - slot1));
+      return true;
+    });
+  });
+}
+
+// A field of the executable of `type` (the main one when nullopt) changed by `set`.
+bool ChangeExe(Ctx& c, std::optional<int16_t> type, std::string_view field,
+               const std::function<void(Executable&)>& set) {
+  return WithExe(c, type, [&](Target&, Exe& e) {
+    set(*e.exe);
+    c.path = Join(e.path, field);
+    return true;
+  });
+}
+
+bool ExecutableName(Ctx& c) {
+  return ChangeExe(c, std::nullopt, "name", [](Executable& e) { e.name = std::nullopt; });
+}
+// The PC executable patches no activation, so a batch of 0 breaks no link.
+bool BatchSize(Ctx& c) {
+  return ChangeExe(c, kParameterCaching, "batch_size", [](Executable& e) { e.batch_size = 0; });
+}
+bool DuplicateType(Ctx& c) {
+  return ChangeExe(c, kParameterCaching, "type", [](Executable& e) { e.type = kExecutionOnly; });
+}
+bool Combination(Ctx& c) {
+  return WithExe(c, kParameterCaching, [&](Target& t, Exe& e) {
+    e.exe->type = kStandAlone;
+    c.path = Join(t.package_path, "serialized_multi_executable.serialized_executables");
+    return true;
+  });
+}
+bool SingleType(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    const auto all = Executables(t);
+    if (all.size() != 1) return Decline(c, "the package has more than one executable");
+    all[0].exe->type = kExecutionOnly;
+    c.path = Join(all[0].path, "type");
+    return true;
+  });
+}
+bool TypeValue(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    const auto all = Executables(t);
+    if (all.size() != 1) return Decline(c, "the package has more than one executable");
+    all[0].exe->type = 7;
+    c.path = Join(all[0].path, "type");
+    return true;
+  });
+}
+bool PcToken(Ctx& c) {
+  return ChangeExe(c, kParameterCaching, "parameter_caching_token",
+                   [](Executable& e) { e.parameter_caching_token = 0; });
+}
+bool TokenMismatch(Ctx& c) {
+  return ChangeExe(c, kExecutionOnly, "parameter_caching_token", [](Executable& e) {
+    e.parameter_caching_token = e.parameter_caching_token.value_or(0) + 1;
+  });
+}
+bool PcLayers(Ctx& c) {
+  return WithExe(c, kParameterCaching, [&](Target& t, Exe& pc) {
+    const auto main = MainExe(t);
+    if (!main || !main->exe->input_layers || main->exe->input_layers->empty())
+      return Decline(c, "no input layer to copy");
+    pc.exe->input_layers = Vec<Layer>{(*main->exe->input_layers)[0]};
+    c.path = Join(pc.path, "input_layers");
+    return true;
+  });
+}
+bool Chip(Ctx& c) {
+  return ChangeExe(c, std::nullopt, "chip", [](Executable& e) { e.chip = "jago"; });
+}
+bool ExecutableVersion(Ctx& c) {
+  return ChangeExe(c, std::nullopt, "version", [](Executable& e) { e.version = 1; });
+}
+bool Dram(Ctx& c) {
+  return ChangeExe(c, std::nullopt, "use_tpu_dram_for_parameters",
+                   [](Executable& e) { e.use_tpu_dram_for_parameters = true; });
+}
+bool ScratchSize(Ctx& c) {
+  return ChangeExe(c, kParameterCaching, "scratch_size_bytes",
+                   [](Executable& e) { e.scratch_size_bytes = -4096; });
+}
+bool Cycles(Ctx& c) {
+  return ChangeExe(c, std::nullopt, "estimated_cycles",
+                   [](Executable& e) { e.estimated_cycles = -1; });
+}
+
+// ---------------------------------------------------------------------------
+// D. Bitstreams and field offsets
+
+struct Chunk {
+  InstructionBitstream* chunk;
+  std::string path;
+};
+
+std::optional<Chunk> FirstChunk(Exe& e) {
+  if (!e.exe->instruction_bitstreams || e.exe->instruction_bitstreams->empty()) return std::nullopt;
+  auto& chunk = (*e.exe->instruction_bitstreams)[0];
+  if (!chunk.bitstream || chunk.bitstream->empty()) return std::nullopt;
+  if (!chunk.field_offsets) chunk.field_offsets = Vec<FieldOffset>{};
+  return Chunk{&chunk, Join(e.path, "instruction_bitstreams[0]")};
+}
+
+// Appends `field` to the first chunk of the main executable; the path names it.
+bool AppendField(Ctx& c, FieldOffset field, std::string_view inner) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    auto chunk = FirstChunk(e);
+    if (!chunk) return Decline(c, "no bitstream chunk");
+    chunk->chunk->field_offsets->push_back(std::move(field));
+    c.path = Str(chunk->path, ".field_offsets[", chunk->chunk->field_offsets->size() - 1, "]",
+                 inner.empty() ? "" : ".", inner);
+    return true;
+  });
+}
+
+Meta MetaOf(int16_t desc, int32_t batch, std::string name, int16_t position) {
+  return Meta{desc, batch, std::move(name), position};
+}
+
+bool BitstreamMissing(Ctx& c) {
+  return ChangeExe(c, kParameterCaching, "instruction_bitstreams",
+                   [](Executable& e) { e.instruction_bitstreams = std::nullopt; });
+}
+bool BitstreamEmpty(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    auto chunk = FirstChunk(e);
+    if (!chunk) return Decline(c, "no bitstream chunk");
+    chunk->chunk->bitstream = Vec<uint8_t>{};
+    c.path = chunk->path + ".bitstream";
+    return true;
+  });
+}
+bool LinkMeta(Ctx& c) { return AppendField(c, FieldOffset{std::nullopt, 70}, "meta"); }
+bool LinkDesc(Ctx& c) {
+  return AppendField(c, FieldOffset{MetaOf(7, 0, "", kLower32), 70}, "meta.desc");
+}
+bool LinkPosition(Ctx& c) {
+  return AppendField(c, FieldOffset{MetaOf(kParameter, 0, "", 2), 70}, "meta.position");
+}
+bool LinkBounds(Ctx& c) {
+  return AppendField(c, FieldOffset{MetaOf(kParameter, 0, "", kLower32), 1 << 30}, "offset_bit");
+}
+bool LinkName(Ctx& c) {
+  return AppendField(c, FieldOffset{MetaOf(kInputActivation, 0, "no such layer", kLower32), 70},
+                     "meta.name");
+}
+bool LinkBatch(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    if (!e.exe->input_layers || e.exe->input_layers->empty() || !(*e.exe->input_layers)[0].name)
+      return Decline(c, "no named input layer");
+    const std::string name = *(*e.exe->input_layers)[0].name;
+    const int32_t batches = e.exe->batch_size.value_or(0);
+    auto chunk = FirstChunk(e);
+    if (!chunk) return Decline(c, "no bitstream chunk");
+    chunk->chunk->field_offsets->push_back(
+        FieldOffset{MetaOf(kInputActivation, batches, name, kLower32), 70});
+    c.path = Str(chunk->path, ".field_offsets[", chunk->chunk->field_offsets->size() - 1,
+                 "].meta.batch");
+    return true;
+  });
+}
+bool LinkScratchBatch(Ctx& c) {
+  return AppendField(c, FieldOffset{MetaOf(kScratch, 1, "", kLower32), 70}, "meta.batch");
+}
+
+// The first field offset of the main executable's first chunk with `desc`.
+bool ChangeField(Ctx& c, int16_t desc, std::string_view inner,
+                 const std::function<void(FieldOffset&)>& set) {
+  return WithPackage(c, [&](Target& t) {
+    for (Exe& e : Executables(t)) {
+      auto chunk = FirstChunk(e);
+      if (!chunk) continue;
+      auto& fields = *chunk->chunk->field_offsets;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (!fields[i].meta || fields[i].meta->desc.value_or(0) != desc) continue;
+        set(fields[i]);
+        c.path = Str(chunk->path, ".field_offsets[", i, "]", inner.empty() ? "" : ".", inner);
+        return true;
+      }
+    }
+    return Decline(c, "no field offset of that kind");
+  });
+}
+
+bool LinkUnexpectedName(Ctx& c) {
+  return ChangeField(c, kParameter, "meta.name",
+                     [](FieldOffset& f) { f.meta->name = std::string("weights"); });
+}
+
+// A third patch of one address's lower half, in 16 new zero bytes at the
+// end of the chunk so that it overlaps nothing.
+bool LinkPairs(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    for (Exe& e : Executables(t)) {
+      auto chunk = FirstChunk(e);
+      if (!chunk || chunk->chunk->field_offsets->empty()) continue;
+      FieldOffset extra = chunk->chunk->field_offsets->front();
+      if (!extra.meta) continue;
+      auto& bits = *chunk->chunk->bitstream;
+      extra.offset_bit = static_cast<int32_t>(bits.size() * 8 + 70);
+      extra.meta->position = kLower32;
+      bits.resize(bits.size() + 16, 0);
+      chunk->chunk->field_offsets->push_back(extra);
+      c.path = Join(e.path, "instruction_bitstreams");
+      return true;
+    }
+    return Decline(c, "no field offset to repeat");
+  });
+}
+
+// Both halves of one address patched twice at the same bits: each second
+// patch overwrites the first.
+bool LinkOverlap(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    for (Exe& e : Executables(t)) {
+      auto chunk = FirstChunk(e);
+      if (!chunk || chunk->chunk->field_offsets->size() < 2) continue;
+      auto& fields = *chunk->chunk->field_offsets;
+      const size_t first_copy = fields.size();
+      const Vec<FieldOffset> copy = fields;
+      fields.insert(fields.end(), copy.begin(), copy.end());
+      c.path = Str(chunk->path, ".field_offsets[", first_copy, "]");
+      return true;
+    }
+    return Decline(c, "no chunk with field offsets");
+  });
+}
+
+bool BitstreamConvention(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    auto chunk = FirstChunk(e);
+    if (!chunk) return Decline(c, "no bitstream chunk");
+    chunk->chunk->bitstream->push_back(0);
+    c.path = chunk->path + ".bitstream";
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// E. Parameters
+
+// The first executable with parameters.
+bool WithParameters(Ctx& c, const std::function<bool(Target&, Exe&)>& mutate) {
+  return WithPackage(c, [&](Target& t) {
+    for (Exe& e : Executables(t)) {
+      if (e.exe->parameters && !e.exe->parameters->empty()) return mutate(t, e);
+    }
+    return Decline(c, "no executable with parameters");
+  });
+}
+
+bool ParametersAlign(Ctx& c) {
+  return WithParameters(c, [&](Target&, Exe& e) {
+    c.options.layout.parameters_offset = 4;
+    c.path = Join(e.path, "parameters");
+    return true;
+  });
+}
+bool ParametersPageAlign(Ctx& c) {
+  return WithParameters(c, [&](Target&, Exe& e) {
+    c.options.layout.parameters_offset = 8;
+    c.path = Join(e.path, "parameters");
+    return true;
+  });
+}
+bool ParametersLength(Ctx& c) {
+  return WithParameters(c, [&](Target&, Exe& e) {
+    e.exe->parameters->push_back(0);
+    c.path = Join(e.path, "parameters");
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------
+
+struct Mutation {
+  const Rule* rule;
+  bool (*apply)(Ctx&);
+  std::vector<const Rule*> also = {};
+};
+
+const std::vector<Mutation>& Mutations() {
+  using namespace rules;
+  static const std::vector<Mutation> kMutations = {
+      {&kTfliteVerify, TfliteVerify},
+      {&kNoEdgetpuOp, NoEdgetpuOp},
+      {&kOpcodeIndex, OpcodeIndex},
+      {&kBuiltinCode, BuiltinCode},
+      {&kTensorIndex, TensorIndex},
+      {&kCustomOptionsMissing, CustomOptionsMissing},
+      {&kCustomOptionsFormat, CustomOptionsFormat},
+      {&kLargeCustomOptions, LargeCustomOptions},
+      {&kFlexMalformed, FlexMalformed},
+      {&kFlexRootMap, FlexRootMap},
+      {&kFlexKeysSorted, FlexKeysSorted},
+      {&kPackageMissing, PackageMissing},
+      {&kPackageType, PackageType},
+      {&kFlexVersion, FlexVersion},
+      {&kFlexChips, FlexChips},
+      {&kMultiplePackages, MultiplePackages},
+      {&kDeprecatedKey, DeprecatedKey},
+      {&kPreferenceType, PreferenceType},
+      {&kLegacyPackage, LegacyPackage},
+      {&kPackageIdentifier, PackageIdentifier},
+      {&kPackageVerify, PackageVerify},
+      {&kRuntimeTooNew, RuntimeTooNew},
+      {&kRuntimeTooOld, RuntimeTooOld},
+      {&kMultiChip, MultiChip},
+      {&kVirtualChip, VirtualChip},
+      {&kNoExecutables, NoExecutables},
+      {&kMultiVerify, MultiVerify},
+      {&kSignature, Signature},
+      {&kCompilerVersion, CompilerVersion},
+      {&kExecutableVerify, ExecutableVerify},
+      // Parameters are 4096-aligned inside their executable: they move with it.
+      {&kExecutableAlign, ExecutableAlign, {&kParametersAlign}},
+      // Two vector entries on one string are the same executable twice.
+      {&kExecutableOverlap, ExecutableOverlap, {&kDuplicateType}},
+      {&kExecutableName, ExecutableName},
+      {&kBatchSize, BatchSize},
+      {&kDuplicateType, DuplicateType},
+      {&kCombination, Combination},
+      {&kSingleType, SingleType},
+      // An unknown type is not STAND_ALONE either.
+      {&kTypeValue, TypeValue, {&kSingleType}},
+      {&kPcToken, PcToken},
+      {&kTokenMismatch, TokenMismatch},
+      {&kPcLayers, PcLayers},
+      {&kChip, Chip},
+      {&kExecutableVersion, ExecutableVersion},
+      {&kDram, Dram},
+      {&kScratchSize, ScratchSize},
+      {&kCycles, Cycles},
+      {&kBitstreamMissing, BitstreamMissing},
+      {&kBitstreamEmpty, BitstreamEmpty},
+      {&kLinkMeta, LinkMeta},
+      {&kLinkDesc, LinkDesc},
+      {&kLinkPosition, LinkPosition},
+      {&kLinkBounds, LinkBounds},
+      {&kLinkName, LinkName},
+      {&kLinkBatch, LinkBatch},
+      {&kLinkScratchBatch, LinkScratchBatch},
+      {&kLinkUnexpectedName, LinkUnexpectedName},
+      {&kLinkPairs, LinkPairs},
+      {&kLinkOverlap, LinkOverlap},
+      {&kBitstreamConvention, BitstreamConvention},
+      {&kParametersAlign, ParametersAlign},
+      {&kParametersPageAlign, ParametersPageAlign},
+      {&kParametersLength, ParametersLength},
+  };
+  return kMutations;
+}
+
+// No error-severity diagnostic under --strict (warnings of the default
+// profile would hide a second broken rule in the result).
+bool ValidatesWithoutErrors(ByteView bytes) {
+  const InputBuffer input = InputBuffer::Copy(bytes);
+  DiagnosticSink sink(Profile{.strict = true}, "mutation-input");
+  EdgetpuFormat().Validate(input, ValidateContext{}, sink);
+  return sink.error_count() == 0 && !sink.failed();
+}
+
+std::string ExtensionOf(const File& file) {
+  return std::holds_alternative<Package>(file) ? ".dwn1" : ".tflite";
+}
+
+OrDeclined<Mutated> ApplyCase(const Mutation& m, const Base& base, uint64_t seed,
+                              const std::string& name) {
+  OrDeclined<ByteMutation> mutated = MutateEdgetpu(base.files[0].bytes, *m.rule, seed);
+  if (auto* declined = std::get_if<Declined>(&mutated)) return std::move(*declined);
+  ByteMutation& bytes = std::get<ByteMutation>(mutated);
+  return Mutated{{{name, std::move(bytes.bytes)}}, {}, std::move(bytes.path)};
+}
+
+class EdgetpuProvider final : public Provider {
+ public:
+  std::string_view format() const override { return "edgetpu"; }
+
+  std::vector<Base> Bases() const override {
+    std::vector<Base> bases;
+    for (const NamedBase& example : ExampleBases()) {
+      const std::string file = "valid_" + example.name + ExtensionOf(example.file);
+      bases.push_back({"edgetpu.valid." + example.name,
+                       example.name + ExtensionOf(example.file),
+                       {{file, Serialize(example.file)}},
+                       {}});
+    }
+    return bases;
+  }
+
+  const std::vector<MutationCase>& Cases() const override {
+    static const std::vector<MutationCase> kCases = [] {
+      std::vector<MutationCase> cases;
+      for (const Mutation& m : Mutations()) {
+        cases.push_back(
+            {m.rule, m.also, false, [m](const Base& base, uint64_t seed, const std::string& name) {
+               return ApplyCase(m, base, seed, name);
+             }});
+      }
+      return cases;
+    }();
+    return kCases;
+  }
+
+  OrDeclined<Base> ReadBase(const std::string& path,
+                            const std::vector<std::string>& companions) const override {
+    if (!companions.empty()) return Declined{"an Edge TPU model takes no companion file"};
+    std::string error;
+    std::optional<InputBuffer> input = ReadFileLimited(path, Limits{}.max_file_size, &error);
+    if (!input) return Declined{error};
+    Base base;
+    base.files.push_back({std::filesystem::path(path).filename().string(),
+                          Bytes(input->bytes().begin(), input->bytes().end())});
+    return base;
+  }
+
+  std::string_view companion_option() const override { return "(none)"; }
+};
+
+}  // namespace
+
+OrDeclined<ByteMutation> MutateEdgetpu(ByteView valid, const Rule& rule, uint64_t seed) {
+  // Mutations assume every other rule holds, so that the result breaks only
+  // the intended one; they decline inputs that already break a rule.
+  if (!ValidatesWithoutErrors(valid))
+    return Declined{"the input does not validate: mutations start from a valid file"};
+  const auto it = std::find_if(Mutations().begin(), Mutations().end(),
+                               [&](const Mutation& m) { return m.rule->id == rule.id; });
+  if (it == Mutations().end()) return Declined{Str("no mutation breaks ", rule.id)};
+  std::string read_error;
+  std::optional<File> file = ReadFile(valid, &read_error);
+  if (!file) return Declined{"the input does not decode: " + read_error};
+  Ctx c;
+  c.file = std::move(*file);
+  c.seed = seed;
+  if (!it->apply(c)) return Declined{Str("cannot break ", rule.id, " in this input: ", c.error)};
+  Bytes bytes;
+  try {
+    bytes = Serialize(c.file, c.options);
+  } catch (const std::invalid_argument& e) {
+    return Declined{Str("cannot break ", rule.id, " in this input: ", e.what())};
+  }
+  if (c.patch && !c.patch(bytes, c))
+    return Declined{Str("cannot break ", rule.id, " in this input: its layout leaves no room")};
+  return ByteMutation{std::move(bytes), c.path};
+}
+
+const Provider& EdgetpuConformance() {
+  static const EdgetpuProvider kProvider;
+  return kProvider;
+}
+
+}  // namespace accelcheck::edgetpu
