@@ -1,10 +1,11 @@
 // The DMA hints (docs/formats/edgetpu.md §4 F, §6.2) on real files: the
-// transfer plan the driver makes of them, also from bytes changed in place.
-// Corpus files are read from ../shared/corpus and never copied; the tests
-// skip without it.
+// transfer plan the driver makes of them, and single in-place changes of one
+// stored value that each break exactly one F rule. Corpus files are read
+// from ../shared/corpus and never copied; the tests skip without it.
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,14 @@ uint64_t FieldAt(const ExecutableView& exe, const void* table, voffset_t vt) {
   return field == nullptr ? 0 : FileOffset(exe, field);
 }
 
+// The file offset of the entry for field `vt` in `table`'s vtable.
+uint64_t VtableEntryAt(const ExecutableView& exe, const void* table, voffset_t vt) {
+  const auto* start = static_cast<const uint8_t*>(table);
+  const uint8_t* vtable = start - flatbuffers::ReadScalar<flatbuffers::soffset_t>(start);
+  if (vt >= flatbuffers::ReadScalar<voffset_t>(vtable)) ADD_FAILURE() << "no vtable entry " << vt;
+  return FileOffset(exe, vtable + vt);
+}
+
 // Writes `value` little-endian at `at`.
 template <typename T>
 void Put(std::vector<uint8_t>& bytes, uint64_t at, T value) {
@@ -112,6 +121,24 @@ DiagnosticSink Validate(const std::string& name, const std::vector<uint8_t>& byt
   ValidateContext context;
   context.path = name;
   EdgetpuFormat().Validate(InputBuffer::Copy(ByteView(bytes.data(), bytes.size())), context, sink);
+  return sink;
+}
+
+std::set<std::string> RuleIds(const DiagnosticSink& sink) {
+  std::set<std::string> ids;
+  for (const Diagnostic& d : sink.diagnostics()) ids.insert(std::string(d.rule->id));
+  return ids;
+}
+
+// The changed file gives exactly the findings of the unchanged one and the
+// rules `expected`.
+DiagnosticSink ExpectOnly(const RealFile& file, const std::vector<uint8_t>& bytes,
+                          std::set<std::string> expected) {
+  const DiagnosticSink before = Validate(file.name(), file.Bytes());
+  const DiagnosticSink sink = Validate(file.name(), bytes);
+  const std::set<std::string> unchanged = RuleIds(before);
+  expected.insert(unchanged.begin(), unchanged.end());
+  EXPECT_EQ(RuleIds(sink), expected) << Describe(sink);
   return sink;
 }
 
@@ -262,6 +289,267 @@ TEST(EdgetpuHintPlan, AnyByteOfTheHintsChangedIsReportedWithoutCrashing) {
     const DiagnosticSink sink = Validate(file.name(), changed);
     EXPECT_FALSE(sink.failed()) << "byte " << at << "\n" << Describe(sink);
   }
+}
+
+// --- One changed value, one rule (EDG-57 to EDG-68) ---
+
+TEST(EdgetpuHintRules, MissingHints) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint16_t>(bytes, VtableEntryAt(exe, exe.executable, dwn::Executable::VT_DMA_HINTS), 0);
+  ExpectOnly(file, bytes, {"edgetpu.hints.missing"});
+}
+
+// The DmaHints table without its hints vector (its vtable entry cleared).
+TEST(EdgetpuHintRules, MissingHintsVector) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint16_t>(bytes, VtableEntryAt(exe, exe.executable->dma_hints(), dwn::DmaHints::VT_HINTS), 0);
+  const DiagnosticSink sink = ExpectOnly(file, bytes, {"edgetpu.hints.missing"});
+  EXPECT_NE(Describe(sink).find("no hints vector"), std::string::npos) << Describe(sink);
+}
+
+TEST(EdgetpuHintRules, NotFullyDeterministic) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes,
+               FieldAt(exe, exe.executable->dma_hints(), dwn::DmaHints::VT_FULLY_DETERMINISTIC), 0);
+  ExpectOnly(file, bytes, {"edgetpu.hints.not_deterministic"});
+}
+
+TEST(EdgetpuHintRules, NoneType) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  ASSERT_EQ(Hint(exe, 3).any_hint_type(), dwn::AnyHint::FenceHint);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FieldAt(exe, &Hint(exe, 3), dwn::DmaHint::VT_ANY_HINT_TYPE), 0);
+  ExpectOnly(file, bytes, {"edgetpu.hints.type"});
+}
+
+// The DmaHint vtable entry of the value, shared by every hint whose table
+// has the same shape: all of them lose their value.
+TEST(EdgetpuHintRules, NullValue) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint16_t>(bytes, VtableEntryAt(exe, &Hint(exe, 0), dwn::DmaHint::VT_ANY_HINT), 0);
+  ExpectOnly(file, bytes, {"edgetpu.hints.type"});
+}
+
+TEST(EdgetpuHintRules, UnknownType) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FieldAt(exe, &Hint(exe, 3), dwn::DmaHint::VT_ANY_HINT_TYPE), 9);
+  ExpectOnly(file, bytes, {"edgetpu.hints.unknown_type"});
+}
+
+TEST(EdgetpuHintRules, UnknownDesc) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  const dwn::Meta* meta = Hint(exe, 2).any_hint_as_DmaDescriptorHint()->meta();
+  ASSERT_EQ(meta->desc(), dwn::Description::BASE_ADDRESS_SCRATCH);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int16_t>(bytes, FieldAt(exe, meta, dwn::Meta::VT_DESC), 6);
+  ExpectOnly(file, bytes, {"edgetpu.hints.meta"});
+}
+
+// A fence read as a DMA descriptor has no meta.
+TEST(EdgetpuHintRules, NullMeta) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FieldAt(exe, &Hint(exe, 3), dwn::DmaHint::VT_ANY_HINT_TYPE), 1);
+  ExpectOnly(file, bytes, {"edgetpu.hints.meta"});
+}
+
+// The hint's own copy of the name, changed in its first byte.
+TEST(EdgetpuHintRules, NameOfNoLayer) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  const auto* name = Hint(exe, 1).any_hint_as_DmaDescriptorHint()->meta()->name();
+  ASSERT_EQ(name->string_view(), "input1");
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FileOffset(exe, name->data()), 'X');
+  const DiagnosticSink sink = ExpectOnly(file, bytes, {"edgetpu.hints.layer"});
+  EXPECT_NE(Describe(sink).find("\"Xnput1\""), std::string::npos) << Describe(sink);
+}
+
+// No real hint stores a batch (all are 0, the default, and not written),
+// so the one value that puts it out of range in place is batch_size, which
+// the executable and link rules judge too.
+TEST(EdgetpuHintRules, BatchOutOfRange) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, FieldAt(exe, exe.executable, dwn::Executable::VT_BATCH_SIZE), 0);
+  ExpectOnly(file, bytes,
+             {"edgetpu.hints.batch", "edgetpu.executable.batch_size", "edgetpu.link.batch"});
+}
+
+const dwn::DmaDescriptorHint& Descriptor(const ExecutableView& exe, uint32_t i) {
+  return *Hint(exe, i).any_hint_as_DmaDescriptorHint();
+}
+
+uint64_t SizeAt(const ExecutableView& exe, uint32_t i) {
+  return FieldAt(exe, &Descriptor(exe, i), dwn::DmaDescriptorHint::VT_SIZE_IN_BYTES);
+}
+
+TEST(EdgetpuHintRules, InputPastItsBuffersLastPage) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  ASSERT_EQ(Descriptor(exe, 1).size_in_bytes(), 192);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, SizeAt(exe, 1), 192 + 4096);
+  ExpectOnly(file, bytes, {"edgetpu.hints.input_bounds"});
+  Put<int32_t>(bytes, SizeAt(exe, 1), 0);
+  ExpectOnly(file, bytes, {"edgetpu.hints.input_bounds"});
+}
+
+TEST(EdgetpuHintRules, InputOverreadWithinThePage) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, SizeAt(exe, 1), 200);
+  ExpectOnly(file, bytes, {"edgetpu.hints.input_overread"});
+}
+
+TEST(EdgetpuHintRules, OutputPastItsLayer) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  ASSERT_EQ(Descriptor(exe, 4).size_in_bytes(), 256);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, SizeAt(exe, 4), 260);
+  ExpectOnly(file, bytes, {"edgetpu.hints.output_bounds"});
+}
+
+TEST(EdgetpuHintRules, ParametersPastTheirEnd) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Caching();
+  ASSERT_EQ(Descriptor(exe, 1).size_in_bytes(), 192);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, SizeAt(exe, 1), 256);
+  ExpectOnly(file, bytes, {"edgetpu.hints.parameter_bounds"});
+}
+
+TEST(EdgetpuHintRules, ScratchPastItsEnd) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  ASSERT_EQ(Descriptor(exe, 2).size_in_bytes(), 1393920);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, SizeAt(exe, 2), 1393921);
+  ExpectOnly(file, bytes, {"edgetpu.hints.scratch_bounds"});
+}
+
+TEST(EdgetpuHintRules, OutputSentAsInfeed) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  ASSERT_EQ(Hint(exe, 4).direction(), dwn::Direction::OUTFEED);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int16_t>(bytes, FieldAt(exe, &Hint(exe, 4), dwn::DmaHint::VT_DIRECTION), 0);
+  ExpectOnly(file, bytes, {"edgetpu.hints.direction"});
+}
+
+TEST(EdgetpuHintRules, ChunkOfNoBitstream) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  const auto* instruction = Hint(exe, 9).any_hint_as_InstructionHint();
+  ASSERT_EQ(instruction->instruction_chunk_index(), 1);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, FieldAt(exe, instruction, dwn::InstructionHint::VT_INSTRUCTION_CHUNK_INDEX),
+               2);
+  ExpectOnly(file, bytes, {"edgetpu.hints.chunk_index"});
+}
+
+// Real interrupts store no type (0 is the default); the output descriptor
+// before the interrupt, read as an InterruptHint, gives as its type the
+// low half of its meta offset (above 3), and keeps the OUTFEED direction
+// interrupts have.
+TEST(EdgetpuHintRules, InterruptOfNoType) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  ASSERT_EQ(Hint(exe, 16).direction(), dwn::Direction::OUTFEED);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FieldAt(exe, &Hint(exe, 16), dwn::DmaHint::VT_ANY_HINT_TYPE), 3);
+  ExpectOnly(file, bytes, {"edgetpu.hints.interrupt_type"});
+}
+
+// The first hint, read as a fence: chunk 0 is never sent, and the stream
+// does not start with it.
+TEST(EdgetpuHintRules, GrammarFirstHintNotChunkZero) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FieldAt(exe, &Hint(exe, 0), dwn::DmaHint::VT_ANY_HINT_TYPE), 4);
+  ExpectOnly(file, bytes, {"edgetpu.hints.grammar"});
+}
+
+TEST(EdgetpuHintRules, GrammarChunkSentTwice) {
+  LOAD_OR_SKIP(file, kDeeplabSlim);
+  const ExecutableView& exe = file.Main();
+  const auto* instruction = Hint(exe, 9).any_hint_as_InstructionHint();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, FieldAt(exe, instruction, dwn::InstructionHint::VT_INSTRUCTION_CHUNK_INDEX),
+               0);
+  ExpectOnly(file, bytes, {"edgetpu.hints.grammar"});
+}
+
+TEST(EdgetpuHintRules, GrammarOfTheCachingExecutable) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Caching();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FieldAt(exe, &Hint(exe, 0), dwn::DmaHint::VT_ANY_HINT_TYPE), 4);
+  ExpectOnly(file, bytes, {"edgetpu.hints.grammar"});
+}
+
+TEST(EdgetpuHintRules, CoverageInputGap) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, SizeAt(exe, 1), 128);
+  const DiagnosticSink sink = ExpectOnly(file, bytes, {"edgetpu.hints.coverage"});
+  EXPECT_NE(Describe(sink).find("[128, 192)"), std::string::npos) << Describe(sink);
+}
+
+// Two descriptors for one input overlap (a halo, legal); the input the
+// second one named is never sent.
+TEST(EdgetpuHintRules, CoverageAllowsInputHalos) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  const auto* name = Descriptor(exe, 2).meta()->name();
+  ASSERT_EQ(name->string_view(), "inputs/rnn1");
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<uint8_t>(bytes, FileOffset(exe, name->data()) + name->size() - 1, '2');
+  const DiagnosticSink sink = ExpectOnly(file, bytes, {"edgetpu.hints.coverage"});
+  ASSERT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+  EXPECT_NE(sink.diagnostics()[0].message.find("\"inputs/rnn1\""), std::string::npos)
+      << Describe(sink);
+}
+
+TEST(EdgetpuHintRules, CoverageParametersStreamedTwice) {
+  LOAD_OR_SKIP(file, kMovenet);
+  const ExecutableView& exe = file.Main();
+  const dwn::DmaDescriptorHint& second = Descriptor(exe, 5);
+  ASSERT_EQ(second.offset_in_bytes(), 64);
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, FieldAt(exe, &second, dwn::DmaDescriptorHint::VT_OFFSET_IN_BYTES), 0);
+  const DiagnosticSink sink = ExpectOnly(file, bytes, {"edgetpu.hints.coverage"});
+  const std::string text = Describe(sink);
+  EXPECT_NE(text.find("parameter bytes [2304, 2368) of 2368"), std::string::npos) << text;
+  EXPECT_NE(text.find("parameter bytes [0, 64) more than once"), std::string::npos) << text;
+}
+
+// With batch_size 2 nothing moves the second batch element of any layer.
+TEST(EdgetpuHintRules, CoverageBatchNeverMoved) {
+  LOAD_OR_SKIP(file, kSplitConcat);
+  const ExecutableView& exe = file.Main();
+  std::vector<uint8_t> bytes = file.Bytes();
+  Put<int32_t>(bytes, FieldAt(exe, exe.executable, dwn::Executable::VT_BATCH_SIZE), 2);
+  const DiagnosticSink sink = ExpectOnly(file, bytes, {"edgetpu.hints.coverage"});
+  EXPECT_EQ(sink.diagnostics().size(), 8u) << Describe(sink);
 }
 
 }  // namespace
