@@ -18,7 +18,7 @@ namespace accelcheck::edgetpu {
 
 namespace {
 
-// Decode -> executables -> bitstreams and parameters, each pass group only
+// Decode -> executables -> bitstreams, parameters and hints, each pass group only
 // on what the one before found sound (docs/ARCHITECTURE.md "Phases").
 void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& path,
                      const ValidateContext& context, DiagnosticSink& sink) {
@@ -27,6 +27,7 @@ void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& pa
   ValidateExecutableSet(*view, sink);
   ValidateBitstreams(*view, sink);
   ValidateParameters(*view, sink);
+  ValidateHints(*view, sink);
 }
 
 // A bare package is identified as the runtime identifies one it is handed

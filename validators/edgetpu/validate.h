@@ -1,4 +1,4 @@
-// The passes over a decoded package (docs/formats/edgetpu.md §4 C to E),
+// The passes over a decoded package (docs/formats/edgetpu.md §4 C to F),
 // each reporting every problem of its area.
 #pragma once
 
@@ -21,5 +21,7 @@ void ValidateExecutableSet(const PackageView& view, DiagnosticSink& sink);
 void ValidateBitstreams(const PackageView& view, DiagnosticSink& sink);
 // E: the parameters (EDG-54, EDG-55).
 void ValidateParameters(const PackageView& view, DiagnosticSink& sink);
+// F: the DMA hints, as the driver's transfer plan (EDG-57 to EDG-68, §6.2).
+void ValidateHints(const PackageView& view, DiagnosticSink& sink);
 
 }  // namespace accelcheck::edgetpu
