@@ -762,6 +762,12 @@ bool BitstreamConvention(Ctx& c) {
 // ---------------------------------------------------------------------------
 // E. Parameters
 
+// An executable's hints, when it has a hints vector.
+Vec<DmaHint>* HintsOf(Exe& e) {
+  if (!e.exe->dma_hints || !e.exe->dma_hints->hints) return nullptr;
+  return &*e.exe->dma_hints->hints;
+}
+
 // The first executable with parameters.
 bool WithParameters(Ctx& c, const std::function<bool(Target&, Exe&)>& mutate) {
   return WithPackage(c, [&](Target& t) {
@@ -786,11 +792,180 @@ bool ParametersPageAlign(Ctx& c) {
     return true;
   });
 }
+// One byte more, streamed by the last parameter descriptor.
 bool ParametersLength(Ctx& c) {
   return WithParameters(c, [&](Target&, Exe& e) {
-    e.exe->parameters->push_back(0);
-    c.path = Join(e.path, "parameters");
+    const auto end = static_cast<int32_t>(e.exe->parameters->size());
+    Vec<DmaHint>* hints = HintsOf(e);
+    for (auto it = hints ? hints->rbegin() : Vec<DmaHint>::reverse_iterator();
+         hints && it != hints->rend(); ++it) {
+      auto* d = std::get_if<DmaDescriptorHint>(&it->hint);
+      if (d == nullptr || !d->meta || d->meta->desc.value_or(0) != kParameter ||
+          d->offset_in_bytes.value_or(0) + d->size_in_bytes.value_or(0) != end)
+        continue;
+      d->size_in_bytes = *d->size_in_bytes + 1;
+      e.exe->parameters->push_back(0);
+      c.path = Join(e.path, "parameters");
+      return true;
+    }
+    return Decline(c, "no descriptor streams the parameters' last byte");
+  });
+}
+
+// ---------------------------------------------------------------------------
+// F. DMA hints
+
+// Appends `hint` to the main executable's hints; the path names it.
+bool AppendHint(Ctx& c, const std::function<std::optional<DmaHint>(Exe&)>& make) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    Vec<DmaHint>* hints = HintsOf(e);
+    if (hints == nullptr) return Decline(c, "the executable has no hints");
+    auto hint = make(e);
+    if (!hint) return Decline(c, "the executable has nothing this hint needs");
+    hints->push_back(std::move(*hint));
+    c.path = Str(e.path, ".dma_hints.hints[", hints->size() - 1, "]");
     return true;
+  });
+}
+
+DmaHint Descriptor(int16_t desc, int32_t batch, std::string name, int32_t offset, int32_t size,
+                   int16_t direction) {
+  return DmaHint::Of(
+      DmaDescriptorHint{MetaOf(desc, batch, std::move(name), kLower32), offset, size}, direction);
+}
+
+// The first input layer's name and byte size, when there is one.
+std::optional<std::pair<std::string, int32_t>> FirstLayer(const Opt<Vec<Layer>>& layers) {
+  if (!layers || layers->empty() || !(*layers)[0].name || !(*layers)[0].size_bytes)
+    return std::nullopt;
+  return std::pair{*(*layers)[0].name, *(*layers)[0].size_bytes};
+}
+
+bool HintsMissing(Ctx& c) {
+  return ChangeExe(c, std::nullopt, "dma_hints", [](Executable& e) { e.dma_hints = std::nullopt; });
+}
+bool HintsNotDeterministic(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    if (!e.exe->dma_hints) return Decline(c, "the executable has no hints");
+    e.exe->dma_hints->fully_deterministic = false;
+    c.path = Join(e.path, "dma_hints");
+    return true;
+  });
+}
+bool HintsType(Ctx& c) {
+  return AppendHint(c, [](Exe&) { return DmaHint{}; });
+}
+bool HintsUnknownType(Ctx& c) {
+  return AppendHint(c, [](Exe&) {
+    DmaHint hint;
+    hint.type = 5;
+    return hint;
+  });
+}
+bool HintsMeta(Ctx& c) {
+  return AppendHint(c, [](Exe&) {
+    return DmaHint::Of(DmaDescriptorHint{std::nullopt, 0, 64}, kInfeed);
+  });
+}
+bool HintsLayer(Ctx& c) {
+  return AppendHint(
+      c, [](Exe&) { return Descriptor(kInputActivation, 0, "no such layer", 0, 64, kInfeed); });
+}
+bool HintsBatch(Ctx& c) {
+  return AppendHint(c, [](Exe& e) -> std::optional<DmaHint> {
+    const auto input = FirstLayer(e.exe->input_layers);
+    if (!input) return std::nullopt;
+    return Descriptor(kInputActivation, e.exe->batch_size.value_or(1), input->first, 0,
+                      input->second, kInfeed);
+  });
+}
+bool HintsInputBounds(Ctx& c) {
+  return AppendHint(c, [](Exe& e) -> std::optional<DmaHint> {
+    const auto input = FirstLayer(e.exe->input_layers);
+    if (!input) return std::nullopt;
+    return Descriptor(kInputActivation, 0, input->first, 0, 0, kInfeed);
+  });
+}
+// Eight bytes past the layer, still on its buffer's last page, sent before
+// the closing interrupt as the compiler orders hints.
+bool HintsInputOverread(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    Vec<DmaHint>* hints = HintsOf(e);
+    const auto input = FirstLayer(e.exe->input_layers);
+    if (hints == nullptr || hints->empty() || !input || input->second % 4096 > 4096 - 16)
+      return Decline(c, "no input layer that ends short of a page");
+    hints->insert(hints->end() - 1,
+                  Descriptor(kInputActivation, 0, input->first, input->second - 8, 16, kInfeed));
+    c.path = Str(e.path, ".dma_hints.hints[", hints->size() - 2, "]");
+    return true;
+  });
+}
+bool HintsOutputBounds(Ctx& c) {
+  return AppendHint(c, [](Exe& e) -> std::optional<DmaHint> {
+    const auto output = FirstLayer(e.exe->output_layers);
+    if (!output) return std::nullopt;
+    return Descriptor(kOutputActivation, 0, output->first, output->second, 1, kOutfeed);
+  });
+}
+bool HintsParameterBounds(Ctx& c) {
+  return AppendHint(c, [](Exe& e) -> std::optional<DmaHint> {
+    if (!e.exe->parameters || e.exe->parameters->empty()) return std::nullopt;
+    return Descriptor(kParameter, 0, "", static_cast<int32_t>(e.exe->parameters->size()), 64,
+                      kInfeed);
+  });
+}
+bool HintsScratchBounds(Ctx& c) {
+  return AppendHint(c, [](Exe& e) -> std::optional<DmaHint> {
+    const int32_t scratch = e.exe->scratch_size_bytes.value_or(0);
+    if (scratch <= 0) return std::nullopt;
+    return Descriptor(kScratch, 0, "", scratch, 64, kInfeed);
+  });
+}
+bool HintsChunkIndex(Ctx& c) {
+  return AppendHint(c, [](Exe& e) {
+    const size_t chunks = e.exe->instruction_bitstreams ? e.exe->instruction_bitstreams->size() : 0;
+    return DmaHint::Of(InstructionHint{static_cast<int32_t>(chunks)}, kInfeed);
+  });
+}
+bool HintsInterruptType(Ctx& c) {
+  return AppendHint(c, [](Exe&) { return DmaHint::Of(InterruptHint{int16_t{4}}, kOutfeed); });
+}
+bool HintsDirection(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    Vec<DmaHint>* hints = HintsOf(e);
+    if (hints == nullptr || hints->empty()) return Decline(c, "the executable has no hints");
+    (*hints)[0].direction = kOutfeed;
+    c.path = Join(e.path, "dma_hints.hints[0].direction");
+    return true;
+  });
+}
+// Chunk 0 sent a second time, before the closing interrupt.
+bool HintsGrammar(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    Vec<DmaHint>* hints = HintsOf(e);
+    if (hints == nullptr || hints->size() < 2) return Decline(c, "too few hints");
+    const DmaHint first = hints->front();
+    hints->insert(hints->end() - 1, first);
+    c.path = Join(e.path, "dma_hints.hints");
+    return true;
+  });
+}
+// The last output descriptor one byte short: a byte of the output is never
+// received.
+bool HintsCoverage(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    Vec<DmaHint>* hints = HintsOf(e);
+    if (hints == nullptr) return Decline(c, "the executable has no hints");
+    for (auto it = hints->rbegin(); it != hints->rend(); ++it) {
+      auto* d = std::get_if<DmaDescriptorHint>(&it->hint);
+      if (d == nullptr || !d->meta || d->meta->desc.value_or(0) != kOutputActivation ||
+          d->size_in_bytes.value_or(0) < 2)
+        continue;
+      d->size_in_bytes = *d->size_in_bytes - 1;
+      c.path = Join(e.path, "dma_hints.hints");
+      return true;
+    }
+    return Decline(c, "no output descriptor");
   });
 }
 
@@ -848,7 +1023,8 @@ const std::vector<Mutation>& Mutations() {
       {&kTypeValue, TypeValue, {&kSingleType}},
       {&kPcToken, PcToken},
       {&kTokenMismatch, TokenMismatch},
-      {&kPcLayers, PcLayers},
+      // A PC executable's hints move no layer, so the layer is never moved.
+      {&kPcLayers, PcLayers, {&kHintsCoverage}},
       {&kChip, Chip},
       {&kExecutableVersion, ExecutableVersion},
       {&kDram, Dram},
@@ -870,6 +1046,23 @@ const std::vector<Mutation>& Mutations() {
       {&kParametersAlign, ParametersAlign},
       {&kParametersPageAlign, ParametersPageAlign},
       {&kParametersLength, ParametersLength},
+      {&kHintsMissing, HintsMissing},
+      {&kHintsNotDeterministic, HintsNotDeterministic},
+      {&kHintsType, HintsType},
+      {&kHintsUnknownType, HintsUnknownType},
+      {&kHintsMeta, HintsMeta},
+      {&kHintsLayer, HintsLayer},
+      {&kHintsBatch, HintsBatch},
+      {&kHintsInputBounds, HintsInputBounds},
+      {&kHintsInputOverread, HintsInputOverread},
+      {&kHintsOutputBounds, HintsOutputBounds},
+      {&kHintsParameterBounds, HintsParameterBounds},
+      {&kHintsScratchBounds, HintsScratchBounds},
+      {&kHintsDirection, HintsDirection},
+      {&kHintsChunkIndex, HintsChunkIndex},
+      {&kHintsInterruptType, HintsInterruptType},
+      {&kHintsGrammar, HintsGrammar},
+      {&kHintsCoverage, HintsCoverage},
   };
   return kMutations;
 }

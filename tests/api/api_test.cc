@@ -188,7 +188,7 @@ TEST(Api, CompanionOfAnotherKindIsReportedUnused) {
 }
 
 TEST(Api, ListsTheFormatsAndTheVersion) {
-  EXPECT_EQ(FormatIds(), (std::vector<std::string>{"pte", "tensil", "gemini"}));
+  EXPECT_EQ(FormatIds(), (std::vector<std::string>{"pte", "edgetpu", "tensil", "gemini"}));
   EXPECT_EQ(Version(), kToolVersion);
 }
 

@@ -57,7 +57,7 @@ TEST_F(CliTest, VersionTellsHowTheToolWasBuilt) {
       "commit: ([0-9a-f]{12}|unknown)\n"
       "compiler: [A-Za-z]+ [0-9][0-9.]*\n"
       "build type: [A-Za-z]*\n"
-      "formats: pte, tensil, gemini\n");
+      "formats: pte, edgetpu, tensil, gemini\n");
   EXPECT_TRUE(std::regex_match(run.out.substr(first.size()), details)) << run.out;
 }
 

@@ -37,7 +37,7 @@ class Walk {
           return Descriptor(index, hint, *d);
         break;
       case dwn::AnyHint::InstructionHint:
-        if (const auto* h = hint.any_hint_as_InstructionHint()) return Instruction(index, *h);
+        if (const auto* h = hint.any_hint_as_InstructionHint()) return Instruction(index, hint, *h);
         break;
       case dwn::AnyHint::InterruptHint:
         if (const auto* h = hint.any_hint_as_InterruptHint()) {
@@ -105,10 +105,11 @@ class Walk {
     plan.transfers.push_back(t);
   }
 
-  void Instruction(uint32_t index, const dwn::InstructionHint& h) {
+  void Instruction(uint32_t index, const dwn::DmaHint& hint, const dwn::InstructionHint& h) {
     Transfer t;
     t.kind = TransferKind::kInstructionChunk;
     t.hint = index;
+    t.direction = static_cast<int16_t>(hint.direction());
     t.chunk = h.instruction_chunk_index();
     const auto* chunks = exe_.instruction_bitstreams();
     if (chunks != nullptr && t.chunk >= 0 && static_cast<uint32_t>(t.chunk) < chunks->size()) {

@@ -19,6 +19,14 @@ std::string Join(const std::string& path, std::string_view field) {
   return path.empty() ? std::string(field) : Str(path, ".", field);
 }
 
+// A union's type field lies inside the buffer: VerifyTableStart checks the
+// vtable, not where its fields point, and the type is read to pick the member.
+bool UnionTypeInside(const Locator& loc, const void* table, flatbuffers::voffset_t vt) {
+  Verifier v = loc.Fresh();
+  const auto* t = reinterpret_cast<const flatbuffers::Table*>(table);
+  return t->VerifyTableStart(v) && t->VerifyField<uint8_t>(v, vt, 1);
+}
+
 void LocateMeta(Locator& loc, const dwn::Meta* meta, const std::string& path) {
   bool ok = false;
   if (!loc.Start(meta)) return (void)loc.Leaf(meta, path);
@@ -48,8 +56,8 @@ void LocateBitstream(Locator& loc, const dwn::InstructionBitstream* chunk,
 }
 
 void LocateHint(Locator& loc, const dwn::DmaHint* hint, const std::string& path) {
-  if (!loc.Start(hint) || !loc.OffsetField(hint, dwn::DmaHint::VT_ANY_HINT) ||
-      hint->any_hint() == nullptr)
+  if (!loc.Start(hint) || !UnionTypeInside(loc, hint, dwn::DmaHint::VT_ANY_HINT_TYPE) ||
+      !loc.OffsetField(hint, dwn::DmaHint::VT_ANY_HINT) || hint->any_hint() == nullptr)
     return (void)loc.Leaf(hint, path);
   if (const auto* descriptor = hint->any_hint_as_DmaDescriptorHint()) {
     if (!loc.Start(descriptor)) return (void)loc.Leaf(descriptor, Join(path, "any_hint"));
@@ -82,8 +90,9 @@ void LocateLayer(Locator& loc, const dwn::Layer* layer, const std::string& path)
                                             loc.LeafOf<dwn::NumericsConstants>()) ||
       !loc.SubTable<dwn::TensorShape>(layer, L::VT_SHAPE, Join(path, "shape"),
                                       loc.LeafOf<dwn::TensorShape>()) ||
+      !UnionTypeInside(loc, layer, L::VT_ANY_LAYER_TYPE) ||
       !loc.OffsetField(layer, L::VT_ANY_LAYER))
-    return;
+    return (void)loc.Leaf(layer, path);
   if (const auto* output = layer->any_layer_as_OutputLayer()) {
     if (!loc.Whole(output)) return LocateOutputLayer(loc, output, Join(path, "any_layer"));
   }
