@@ -50,6 +50,13 @@ flatbuffers::Verifier::Options RelaxedOptions(flatbuffers::Verifier::Options opt
 
 bool FlatbufferVerification::SizeFits() const {
   const uint64_t size = region_.bytes.size();
+  // The root offset comes first; nothing shorter can be located into (a
+  // nested buffer can be any length).
+  if (size < sizeof(flatbuffers::uoffset_t)) {
+    sink_.Report(rule_, region_.At(0, size, ""),
+                 Str(what_, " is ", size, " bytes, shorter than its root offset"));
+    return false;
+  }
   if (size < FLATBUFFERS_MAX_BUFFER_SIZE) return true;
   sink_.Report(rule_, region_.At(0, size, ""),
                Str(what_, " size ", Hex(size), " is not below the flatbuffers limit ",

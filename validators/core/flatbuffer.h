@@ -208,7 +208,8 @@ class FlatbufferLocator {
 };
 
 // The Verifier as the precondition of every later phase: the size is checked
-// first (flatbuffers 2.0.8 asserts on buffers of 2 GiB and more), the buffer
+// first (a buffer must hold its root offset, and flatbuffers 2.0.8 asserts on
+// buffers of 2 GiB and more), the buffer
 // is verified with the user's limits, a failure that goes away with the
 // limits lifted is reported as the limit (core.limit.max-depth,
 // core.limit.max-tables), and any other failure as `rule` at the object

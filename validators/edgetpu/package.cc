@@ -115,6 +115,7 @@ void LocateExecutable(Locator& loc, const dwn::Executable* exe) {
       !loc.SubTable<dwn::DmaHints>(
           exe, E::VT_DMA_HINTS, "dma_hints",
           [&](const dwn::DmaHints* h, const std::string& p) {
+            if (!loc.Start(h)) return (void)loc.Leaf(h, p);
             if (!loc.TableVector<dwn::DmaHint>(
                     h, dwn::DmaHints::VT_HINTS, Join(p, "hints"),
                     [&](const dwn::DmaHint* d, const std::string& q) { LocateHint(loc, d, q); }))
