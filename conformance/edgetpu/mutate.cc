@@ -970,6 +970,174 @@ bool HintsCoverage(Ctx& c) {
 }
 
 // ---------------------------------------------------------------------------
+// G. Layers (docs/formats/edgetpu.md §1.5)
+
+// A layer of the main executable, with its path.
+struct LayerAt {
+  Exe exe;
+  Layer* layer;
+  std::string path;  // "...executables[0].output_layers[1]"
+};
+
+// The first output (or input) layer of the main executable that `accept`
+// takes.
+bool WithLayer(Ctx& c, bool output, const std::function<bool(Layer&)>& accept,
+               const std::function<bool(LayerAt&)>& mutate) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    Opt<Vec<Layer>>& layers = output ? e.exe->output_layers : e.exe->input_layers;
+    for (size_t i = 0; layers && i < layers->size(); ++i) {
+      if (!accept((*layers)[i])) continue;
+      LayerAt at{e, &(*layers)[i],
+                 Str(e.path, output ? ".output_layers[" : ".input_layers[", i, "]")};
+      return mutate(at);
+    }
+    return Decline(c, "the main executable has no layer this rule can break");
+  });
+}
+
+bool AnyLayer(Layer&) { return true; }
+
+// The DMA descriptors of `exe` whose meta names layer `name` with `desc`
+// (INPUT or OUTPUT).
+std::vector<DmaDescriptorHint*> DescriptorsOf(Executable& exe, int16_t desc,
+                                              const std::string& name) {
+  std::vector<DmaDescriptorHint*> out;
+  if (!exe.dma_hints || !exe.dma_hints->hints) return out;
+  for (DmaHint& hint : *exe.dma_hints->hints) {
+    auto* d = std::get_if<DmaDescriptorHint>(&hint.hint);
+    if (d != nullptr && d->meta && d->meta->desc.value_or(0) == desc && d->meta->name == name)
+      out.push_back(d);
+  }
+  return out;
+}
+
+bool LayerName(Ctx& c) {
+  return WithLayer(c, true, AnyLayer, [&](LayerAt& at) {
+    at.layer->name = std::nullopt;
+    c.path = at.path + ".name";
+    return true;
+  });
+}
+
+// The second output takes the first one's name, and so do the field offsets
+// that named it, so that only the layers' names collide.
+bool LayerDuplicateName(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    auto& layers = e.exe->output_layers;
+    if (!layers || layers->size() < 2 || !(*layers)[0].name || !(*layers)[1].name)
+      return Decline(c, "the main executable has fewer than two named outputs");
+    const std::string old_name = *(*layers)[1].name;
+    const std::string new_name = *(*layers)[0].name;
+    (*layers)[1].name = new_name;
+    if (!e.exe->instruction_bitstreams) return Decline(c, "the executable has no bitstream");
+    for (InstructionBitstream& chunk : *e.exe->instruction_bitstreams) {
+      if (!chunk.field_offsets) continue;
+      for (FieldOffset& f : *chunk.field_offsets) {
+        if (f.meta && f.meta->desc.value_or(0) == kOutputActivation && f.meta->name == old_name)
+          f.meta->name = new_name;
+      }
+    }
+    // Its own descriptors go: under the shared name they would continue the
+    // first output's, and the first output's cover both.
+    if (e.exe->dma_hints && e.exe->dma_hints->hints) {
+      auto& hints = *e.exe->dma_hints->hints;
+      hints.erase(std::remove_if(hints.begin(), hints.end(),
+                                 [&](const DmaHint& h) {
+                                   const auto* d = std::get_if<DmaDescriptorHint>(&h.hint);
+                                   return d != nullptr && d->meta &&
+                                          d->meta->desc.value_or(0) == kOutputActivation &&
+                                          d->meta->name == old_name;
+                                 }),
+                  hints.end());
+    }
+    c.path = Str(e.path, ".output_layers[1].name");
+    return true;
+  });
+}
+
+bool LayerOutputKind(Ctx& c) {
+  return WithLayer(c, true, AnyLayer, [&](LayerAt& at) {
+    at.layer->any_layer_type = kLayerInput;
+    at.layer->any_layer = InputLayer{};
+    c.path = at.path + ".any_layer_type";
+    return true;
+  });
+}
+
+bool LayerInputKind(Ctx& c) {
+  return WithLayer(c, false, AnyLayer, [&](LayerAt& at) {
+    at.layer->any_layer_type = kLayerOutput;
+    at.layer->any_layer = OutputLayer{};
+    c.path = at.path + ".any_layer_type";
+    return true;
+  });
+}
+
+bool LayerDataType(Ctx& c) {
+  return WithLayer(c, true, AnyLayer, [&](LayerAt& at) {
+    at.layer->data_type = 7;  // between SINGLE (5) and SIGNED_FIXED_POINT8 (8)
+    c.path = at.path + ".data_type";
+    return true;
+  });
+}
+
+bool LayerNumerics(Ctx& c) {
+  return WithLayer(c, true, AnyLayer, [&](LayerAt& at) {
+    at.layer->numerics = std::nullopt;
+    c.path = at.path + ".numerics";
+    return true;
+  });
+}
+
+bool LayerDims(Ctx& c) {
+  return WithLayer(c, true, AnyLayer, [&](LayerAt& at) {
+    at.layer->z_dim = 0;
+    c.path = at.path + ".z_dim";
+    return true;
+  });
+}
+
+// One byte short of the input's elements; its DMA descriptors end there too.
+bool LayerSizeBytes(Ctx& c) {
+  return WithLayer(c, false, AnyLayer, [&](LayerAt& at) {
+    Layer& l = *at.layer;
+    const auto element = ElementSize(l.data_type.value_or(0));
+    if (!element || !l.name) return Decline(c, "the input has no element size or no name");
+    const int32_t size =
+        l.y_dim.value_or(0) * l.x_dim.value_or(0) * l.z_dim.value_or(0) * *element - 1;
+    for (DmaDescriptorHint* d : DescriptorsOf(*at.exe.exe, kInputActivation, *l.name)) {
+      const int32_t offset = d->offset_in_bytes.value_or(0);
+      if (offset >= size) return Decline(c, "a descriptor starts past the shorter input");
+      d->size_in_bytes = std::min(d->size_in_bytes.value_or(0), size - offset);
+    }
+    l.size_bytes = size;
+    c.path = at.path + ".size_bytes";
+    return true;
+  });
+}
+
+bool HasShape(Layer& l) { return l.shape && l.shape->dimension && l.shape->dimension->size() >= 2; }
+
+bool LayerShape(Ctx& c) {
+  return WithLayer(c, true, HasShape, [&](LayerAt& at) {
+    Range& range = (*at.layer->shape->dimension)[1];
+    range.start = range.end + 1;
+    c.path = at.path + ".shape.dimension[1]";
+    return true;
+  });
+}
+
+// A batch of two in the shape: twice the elements of y·x·z.
+bool LayerShapeConvention(Ctx& c) {
+  return WithLayer(c, true, HasShape, [&](LayerAt& at) {
+    Range& batch = (*at.layer->shape->dimension)[0];
+    batch.end = batch.start + 1;
+    c.path = at.path + ".shape";
+    return true;
+  });
+}
+
+// ---------------------------------------------------------------------------
 
 struct Mutation {
   const Rule* rule;
@@ -1063,6 +1231,17 @@ const std::vector<Mutation>& Mutations() {
       {&kHintsInterruptType, HintsInterruptType},
       {&kHintsGrammar, HintsGrammar},
       {&kHintsCoverage, HintsCoverage},
+      // The field offsets and DMA hints that named the layer name none.
+      {&kLayerName, LayerName, {&kLinkName, &kHintsLayer}},
+      {&kLayerDuplicateName, LayerDuplicateName},
+      {&kLayerOutputKind, LayerOutputKind},
+      {&kLayerInputKind, LayerInputKind},
+      {&kLayerDataType, LayerDataType},
+      {&kLayerNumerics, LayerNumerics},
+      {&kLayerDims, LayerDims},
+      {&kLayerSizeBytes, LayerSizeBytes},
+      {&kLayerShape, LayerShape},
+      {&kLayerShapeConvention, LayerShapeConvention},
   };
   return kMutations;
 }

@@ -18,8 +18,9 @@ namespace accelcheck::edgetpu {
 
 namespace {
 
-// Decode -> executables -> bitstreams, parameters and hints, each pass group only
-// on what the one before found sound (docs/ARCHITECTURE.md "Phases").
+// Decode -> executables, bitstreams, parameters, hints and layers, each pass
+// group only on what the one before found sound (docs/ARCHITECTURE.md
+// "Phases").
 void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& path,
                      const ValidateContext& context, DiagnosticSink& sink) {
   const auto view = DecodePackage(bytes, file_offset, path, context.limits, sink);
@@ -28,6 +29,7 @@ void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& pa
   ValidateBitstreams(*view, sink);
   ValidateParameters(*view, sink);
   ValidateHints(*view, sink);
+  ValidateLayers(*view, sink);
 }
 
 // A bare package is identified as the runtime identifies one it is handed

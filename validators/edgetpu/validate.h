@@ -1,4 +1,4 @@
-// The passes over a decoded package (docs/formats/edgetpu.md §4 C to F),
+// The passes over a decoded package (docs/formats/edgetpu.md §4 C to G),
 // each reporting every problem of its area.
 #pragma once
 
@@ -23,5 +23,7 @@ void ValidateBitstreams(const PackageView& view, DiagnosticSink& sink);
 void ValidateParameters(const PackageView& view, DiagnosticSink& sink);
 // F: the DMA hints, as the driver's transfer plan (EDG-57 to EDG-68, §6.2).
 void ValidateHints(const PackageView& view, DiagnosticSink& sink);
+// G: every input and output layer (EDG-69 to EDG-76).
+void ValidateLayers(const PackageView& view, DiagnosticSink& sink);
 
 }  // namespace accelcheck::edgetpu
