@@ -970,7 +970,7 @@ bool HintsCoverage(Ctx& c) {
 }
 
 // ---------------------------------------------------------------------------
-// G. Layers (docs/formats/edgetpu.md §1.5)
+// G. Layers and H. Output layouts (docs/formats/edgetpu.md §1.5, §6.3)
 
 // A layer of the main executable, with its path.
 struct LayerAt {
@@ -1010,6 +1010,61 @@ std::vector<DmaDescriptorHint*> DescriptorsOf(Executable& exe, int16_t desc,
   }
   return out;
 }
+
+// The maps of an output's layout, as the element map of §6.3 reads them,
+// when all six are there with the layer's dimensions (so in a valid base).
+struct LayoutOf {
+  OutputLayout* layout = nullptr;
+  int32_t y = 0, x = 0, z = 0, element = 0;
+
+  explicit LayoutOf(Layer& l) {
+    auto* out = std::get_if<OutputLayer>(&l.any_layer);
+    if (out == nullptr || !out->layout || !ElementSize(l.data_type.value_or(0))) return;
+    OutputLayout& m = *out->layout;
+    y = l.y_dim.value_or(0);
+    x = l.x_dim.value_or(0);
+    z = l.z_dim.value_or(0);
+    element = *ElementSize(l.data_type.value_or(0));
+    const auto has = [](const Opt<Vec<int32_t>>& v, int32_t n) {
+      return v && static_cast<int64_t>(v->size()) == n;
+    };
+    if (y < 1 || x < 1 || z < 1 || !has(m.y_coordinate_to_linear_tile_id_map, y) ||
+        !has(m.y_coordinate_to_local_y_offset, y) ||
+        !has(m.x_coordinate_to_linear_tile_id_map, x) ||
+        !has(m.x_coordinate_to_local_byte_offset, x) ||
+        !has(m.x_coordinate_to_local_y_row_size, x) || !m.linearized_tile_byte_offset)
+      return;
+    layout = &m;
+  }
+  explicit operator bool() const { return layout != nullptr; }
+  bool multi() const { return y * x > 1; }
+
+  Vec<int32_t>& x_local() { return *layout->x_coordinate_to_local_byte_offset; }
+  Vec<int32_t>& y_local() { return *layout->y_coordinate_to_local_y_offset; }
+  int32_t y_tile(int32_t i) const { return (*layout->y_coordinate_to_linear_tile_id_map)[i]; }
+  int32_t x_tile(int32_t i) const { return (*layout->x_coordinate_to_linear_tile_id_map)[i]; }
+  int64_t Index(int32_t yi, int32_t xi) const {
+    const auto tile = static_cast<size_t>(y_tile(yi) + x_tile(xi));
+    return int64_t{layout->linearized_tile_byte_offset->at(tile)} +
+           int64_t{(*layout->y_coordinate_to_local_y_offset)[yi]} *
+               (*layout->x_coordinate_to_local_y_row_size)[xi] +
+           (*layout->x_coordinate_to_local_byte_offset)[xi];
+  }
+  // The padded z stride the runtime derives, in elements (§6.3 step 2).
+  int64_t padded() const { return (x > 1 ? Index(0, 1) : Index(1, 0)) - Index(0, 0); }
+  // How many x the first run of one x tile holds.
+  int32_t first_run() const {
+    int32_t n = 1;
+    while (n < x && x_tile(n) == x_tile(0)) ++n;
+    return n;
+  }
+  // The runtime copies each run from its first x's index (paths 3 and 4 of
+  // §6.3), not the whole buffer in one piece (path 5).
+  bool copied_per_run() const {
+    if (!multi()) return false;
+    return padded() != z || first_run() < x || y_tile(0) != y_tile(y - 1);
+  }
+};
 
 bool LayerName(Ctx& c) {
   return WithLayer(c, true, AnyLayer, [&](LayerAt& at) {
@@ -1137,6 +1192,129 @@ bool LayerShapeConvention(Ctx& c) {
   });
 }
 
+// Two executions of an output the runtime copies run by run without z
+// padding (path 4 of §6.3); its descriptors move the second one too.
+bool LayerExecutionCount(Ctx& c) {
+  const auto runs = [](Layer& l) {
+    LayoutOf m(l);
+    return m && m.multi() && m.padded() == m.z && m.copied_per_run() && l.name && l.size_bytes;
+  };
+  return WithLayer(c, true, runs, [&](LayerAt& at) {
+    const int32_t size = *at.layer->size_bytes;
+    for (DmaDescriptorHint* d : DescriptorsOf(*at.exe.exe, kOutputActivation, *at.layer->name)) {
+      if (d->offset_in_bytes.value_or(0) != 0 || d->size_in_bytes.value_or(0) != size)
+        return Decline(c, "the output is not moved by one descriptor");
+      d->size_in_bytes = 2 * size;
+    }
+    at.layer->execution_count_per_inference = 2;
+    c.path = at.path + ".execution_count_per_inference";
+    return true;
+  });
+}
+
+bool HasMultiLayout(Layer& l) {
+  LayoutOf m(l);
+  return m && m.multi();
+}
+
+bool LayoutMissing(Ctx& c) {
+  return WithLayer(c, true, HasMultiLayout, [&](LayerAt& at) {
+    std::get<OutputLayer>(at.layer->any_layer).layout = std::nullopt;
+    c.path = at.path + ".any_layer.layout";
+    return true;
+  });
+}
+
+bool HasLayout(Layer& l) { return static_cast<bool>(LayoutOf(l)); }
+
+bool LayoutLengths(Ctx& c) {
+  return WithLayer(c, true, HasLayout, [&](LayerAt& at) {
+    LayoutOf(*at.layer).layout->y_coordinate_to_linear_tile_id_map->pop_back();
+    c.path = at.path + ".any_layer.layout.y_coordinate_to_linear_tile_id_map";
+    return true;
+  });
+}
+
+bool LayoutTileIndex(Ctx& c) {
+  return WithLayer(c, true, HasLayout, [&](LayerAt& at) {
+    OutputLayout& m = *LayoutOf(*at.layer).layout;
+    m.x_coordinate_to_linear_tile_id_map->back() =
+        static_cast<int32_t>(m.linearized_tile_byte_offset->size());
+    c.path = at.path + ".any_layer.layout";
+    return true;
+  });
+}
+
+bool LayoutBounds(Ctx& c) {
+  return WithLayer(c, true, HasLayout, [&](LayerAt& at) {
+    LayoutOf(*at.layer).x_local()[0] = -1;
+    c.path = at.path + ".any_layer.layout.x_coordinate_to_local_byte_offset[0]";
+    return true;
+  });
+}
+
+// Every run's x stride becomes z_dim - 1, so that only the z of
+// neighbouring positions overlap and the runtime's copy still follows the
+// map (z bytes of 1 or 3 would make the runtime stride by 4).
+bool LayoutZPadding(Ctx& c) {
+  const auto fits = [](Layer& l) {
+    LayoutOf m(l);
+    return m && m.x > 1 && m.z > 1 && m.z * m.element != 3 && m.padded() > 0;
+  };
+  return WithLayer(c, true, fits, [&](LayerAt& at) {
+    LayoutOf m(*at.layer);
+    const int64_t padded = m.padded();
+    int32_t first = 0;
+    for (int32_t x = 0; x < m.x; ++x) {
+      if (m.x_tile(x) != m.x_tile(first)) first = x;
+      const int64_t steps = (m.x_local()[x] - m.x_local()[first]) / padded;
+      m.x_local()[x] = static_cast<int32_t>(m.x_local()[first] + steps * (m.z - 1));
+    }
+    c.path = at.path + ".any_layer.layout";
+    return true;
+  });
+}
+
+// y 1 moves onto y 0's row of the same tile, where the runtime's copy, run
+// by run, still follows the map.
+bool LayoutInjective(Ctx& c) {
+  const auto fits = [](Layer& l) {
+    LayoutOf m(l);
+    return m && m.copied_per_run() && m.y > 1 && m.y_tile(0) == m.y_tile(1);
+  };
+  return WithLayer(c, true, fits, [&](LayerAt& at) {
+    LayoutOf m(*at.layer);
+    m.y_local()[1] = m.y_local()[0];
+    c.path = at.path + ".any_layer.layout";
+    return true;
+  });
+}
+
+// The third x of the first run moves one element on; the runtime copies it
+// from where the first x and the stride put it.
+bool LayoutRuntimeStride(Ctx& c) {
+  const auto fits = [](Layer& l) {
+    LayoutOf m(l);
+    return m && m.first_run() >= 3 && m.x > 3;
+  };
+  return WithLayer(c, true, fits, [&](LayerAt& at) {
+    LayoutOf(*at.layer).x_local()[2] += 1;
+    c.path = at.path + ".any_layer.layout";
+    return true;
+  });
+}
+
+bool LayoutShapeInfo(Ctx& c) {
+  return WithLayer(c, true, HasLayout, [&](LayerAt& at) {
+    OutputShapeInfo info;
+    info.slice_layout = Vec<TensorLayout>{};
+    info.slice_offset = Vec<int32_t>{};
+    std::get<OutputLayer>(at.layer->any_layer).shape_info = std::move(info);
+    c.path = at.path + ".any_layer.shape_info.slice_layout";
+    return true;
+  });
+}
+
 // ---------------------------------------------------------------------------
 
 struct Mutation {
@@ -1242,6 +1420,15 @@ const std::vector<Mutation>& Mutations() {
       {&kLayerSizeBytes, LayerSizeBytes},
       {&kLayerShape, LayerShape},
       {&kLayerShapeConvention, LayerShapeConvention},
+      {&kLayerExecutionCount, LayerExecutionCount},
+      {&kLayoutMissing, LayoutMissing},
+      {&kLayoutLengths, LayoutLengths},
+      {&kLayoutTileIndex, LayoutTileIndex},
+      {&kLayoutBounds, LayoutBounds},
+      {&kLayoutZPadding, LayoutZPadding},
+      {&kLayoutInjective, LayoutInjective},
+      {&kLayoutRuntimeStride, LayoutRuntimeStride},
+      {&kLayoutShapeInfo, LayoutShapeInfo},
   };
   return kMutations;
 }

@@ -18,9 +18,10 @@ namespace accelcheck::edgetpu {
 
 namespace {
 
-// Decode -> executables, bitstreams, parameters, hints and layers, each pass
-// group only on what the one before found sound (docs/ARCHITECTURE.md
-// "Phases").
+// Decode -> executables, bitstreams, parameters, hints, layers and layouts,
+// each pass group only on what the one before found sound
+// (docs/ARCHITECTURE.md "Phases"); the layout pass skips by itself the
+// layers G reports.
 void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& path,
                      const ValidateContext& context, DiagnosticSink& sink) {
   const auto view = DecodePackage(bytes, file_offset, path, context.limits, sink);
@@ -30,6 +31,7 @@ void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& pa
   ValidateParameters(*view, sink);
   ValidateHints(*view, sink);
   ValidateLayers(*view, sink);
+  if (!ValidateLayouts(*view, context.deadline, sink)) OutOfTime(context, sink);
 }
 
 // A bare package is identified as the runtime identifies one it is handed

@@ -1,9 +1,10 @@
-// The passes over a decoded package (docs/formats/edgetpu.md §4 C to G),
+// The passes over a decoded package (docs/formats/edgetpu.md §4 C to H),
 // each reporting every problem of its area.
 #pragma once
 
 #include <string>
 
+#include "validators/core/limits.h"
 #include "validators/core/sink.h"
 #include "validators/edgetpu/package.h"
 
@@ -25,5 +26,8 @@ void ValidateParameters(const PackageView& view, DiagnosticSink& sink);
 void ValidateHints(const PackageView& view, DiagnosticSink& sink);
 // G: every input and output layer (EDG-69 to EDG-76).
 void ValidateLayers(const PackageView& view, DiagnosticSink& sink);
+// H: the output layouts and shape_info, and how the runtime copies outputs
+// (EDG-77, EDG-79 to EDG-85, EDG-95). False when `deadline` expired first.
+bool ValidateLayouts(const PackageView& view, const Deadline& deadline, DiagnosticSink& sink);
 
 }  // namespace accelcheck::edgetpu

@@ -1,9 +1,13 @@
-// The layer rules (G). Each rule's negative case takes a real corpus file,
-// changes field values in place in a copy of its bytes (fields found
-// through the generated accessors on the decoded package) and checks that
-// exactly that rule fires. The re-layout facts of layout.h are checked on
-// the real outputs.
+// The layer (G) and output layout (H) rules on real files, beside their
+// mutation cases on the builder's bases (conformance/edgetpu/mutate.cc):
+// each case takes a corpus file, changes field values in place in a copy of
+// its bytes (fields found through the generated accessors on the decoded
+// package) and checks that exactly that rule fires, with the consequences
+// it names. What no in-place change reaches (shape_info, which no real file
+// has) is checked on executables built here; so are the re-layout facts of
+// layout.h, on the schema's worked example.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -11,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -23,6 +28,7 @@
 #include "validators/edgetpu/layout.h"
 #include "validators/edgetpu/package.h"
 #include "validators/edgetpu/tflite.h"
+#include "validators/edgetpu/validate.h"
 
 namespace accelcheck::edgetpu {
 namespace {
@@ -447,6 +453,459 @@ TEST(EdgetpuLayers, ShapeStartingAboveZeroIsAWarning) {
 // execution_count_per_inference is never stored in real files; the case
 // points its vtable entry at y_dim's value (above 1 for this output, 1 for
 // the 1-D outputs that may share the vtable).
+TEST(EdgetpuLayers, SeveralExecutionsOnTheRunByRunCopyAreAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput([](const Found& found) {
+    return found.plan && found.plan->path == CopyPath::kRuns && found.dims.y > 1 &&
+           SlotAt(*found.exe, found.layer, dwn::Layer::VT_EXECUTION_COUNT_PER_INFERENCE);
+  });
+  SKIP_UNLESS_FOUND(f);
+  Patched p(*f.real);
+  p.Set<uint16_t>(*SlotAt(*f.exe, f.layer, dwn::Layer::VT_EXECUTION_COUNT_PER_INFERENCE),
+                  AsTable(f.layer)->GetOptionalFieldOffset(dwn::Layer::VT_Y_DIM));
+  // The hints move the first execution only (EDG-68, a warning).
+  const DiagnosticSink sink =
+      ExpectOnly(f, p, {"edgetpu.layer.execution_count", "edgetpu.hints.coverage"});
+  const Diagnostic* d = Find(sink, "edgetpu.layer.execution_count");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->rule->category, Category::kUnsupported);
+}
+
+// ---------------------------------------------------------------------------
+// H. Output layout, one real file changed per case.
+
+Found PaddedStridedOutput() {
+  // A padded z of more than 3 bytes: the runtime strides by the layout's
+  // padding (posenet's 23·31·17 -> 20, say).
+  return FindOutput([](const Found& found) {
+    return Multi(found) && found.plan->path == CopyPath::kStrided && found.dims.z_bytes() > 3 &&
+           found.dims.x > 2 && found.dims.y > 1 && found.plan->runs[0].count >= 3;
+  });
+}
+
+// The OutputLayer is given the vtable of an input's empty InputLayer, so
+// that it stores no field: vtables are shared between tables of one shape
+// (the OutputLayer's with a TensorShape's), so its own cannot be changed.
+TEST(EdgetpuLayout, MultiDimensionalOutputWithoutLayoutIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput(Multi);
+  SKIP_UNLESS_FOUND(f);
+  const auto* empty = reinterpret_cast<const uint8_t*>(
+      f.exe->executable->input_layers()->Get(0)->any_layer_as_InputLayer());
+  ASSERT_NE(empty, nullptr);
+  const uint8_t* empty_vtable = empty - flatbuffers::ReadScalar<flatbuffers::soffset_t>(empty);
+  const uint64_t output = FileOffset(*f.exe, f.layer->any_layer_as_OutputLayer());
+  Patched p(*f.real);
+  p.Set<int32_t>(output,
+                 static_cast<int32_t>(static_cast<int64_t>(output) -
+                                      static_cast<int64_t>(FileOffset(*f.exe, empty_vtable))));
+  ExpectOnly(f, p, {"edgetpu.layout.missing"});
+}
+
+TEST(EdgetpuLayout, MapOfTheWrongLengthIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput([](const Found& found) { return Multi(found) && found.dims.y > 1; });
+  SKIP_UNLESS_FOUND(f);
+  Patched p(*f.real);
+  const auto* map = LayoutOf(*f.layer).y_coordinate_to_linear_tile_id_map();
+  p.Set<uint32_t>(FileOffset(*f.exe, map), map->size() - 1);
+  ExpectOnly(f, p, {"edgetpu.layout.lengths"});
+}
+
+TEST(EdgetpuLayout, TileIdOutsideTheTileOffsetsIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput(Multi);
+  SKIP_UNLESS_FOUND(f);
+  const dwn::OutputLayout& layout = LayoutOf(*f.layer);
+  Patched p(*f.real);
+  const auto* map = layout.x_coordinate_to_linear_tile_id_map();
+  p.Set<int32_t>(ElementAt(*f.exe, map, map->size() - 1),
+                 static_cast<int32_t>(layout.linearized_tile_byte_offset()->size()));
+  ExpectOnly(f, p, {"edgetpu.layout.tile_index"});
+}
+
+TEST(EdgetpuLayout, NegativeMapValueIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput(Multi);
+  SKIP_UNLESS_FOUND(f);
+  Patched p(*f.real);
+  p.Set<int32_t>(ElementAt(*f.exe, LayoutOf(*f.layer).x_coordinate_to_local_byte_offset(), 0), -1);
+  ExpectOnly(f, p, {"edgetpu.layout.bounds"});
+}
+
+// size_bytes cut to the unpadded y·x·z bytes, which EDG-75 accepts, leaves
+// the padded layout's last elements outside the buffer.
+TEST(EdgetpuLayout, ElementBeyondSizeBytesIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput([](const Found& found) {
+    return Multi(found) && found.plan->padded_z_bytes > found.dims.z_bytes();
+  });
+  SKIP_UNLESS_FOUND(f);
+  Patched p(*f.real);
+  p.Set<int32_t>(FieldAt(*f.exe, f.layer, dwn::Layer::VT_SIZE_BYTES),
+                 static_cast<int32_t>(f.dims.y * f.dims.x * f.dims.z_bytes()));
+  // EDG-85: the output's DMA hints end beyond it too.
+  ExpectOnly(f, p, {"edgetpu.layout.bounds", "edgetpu.hints.output_bounds"});
+}
+
+// Every position's z stride becomes z_dim - 1, consistently, so that only
+// the overlap of neighbouring z is wrong.
+TEST(EdgetpuLayout, ZStrideBelowZDimIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = PaddedStridedOutput();
+  SKIP_UNLESS_FOUND(f);
+  const auto* x_local = LayoutOf(*f.layer).x_coordinate_to_local_byte_offset();
+  const int64_t padded = f.plan->padded_z_bytes / f.dims.element_size;
+  Patched p(*f.real);
+  for (const XRun& run : f.plan->runs) {
+    const int32_t base = x_local->Get(run.first);
+    for (uint32_t x = run.first; x < run.first + run.count; ++x) {
+      const int64_t steps = (x_local->Get(x) - base) / padded;
+      p.Set<int32_t>(ElementAt(*f.exe, x_local, x),
+                     static_cast<int32_t>(base + steps * (f.dims.z - 1)));
+    }
+  }
+  ExpectOnly(f, p, {"edgetpu.layout.z_padding"});
+}
+
+// y 1 is moved onto y 0's row of the same tile: every (1, x) starts where
+// (0, x) does, while the runtime's copy still follows the map.
+TEST(EdgetpuLayout, TwoPositionsStartingAtOneIndexAreAWarning) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput([](const Found& found) {
+    if (!Multi(found) || found.plan->path != CopyPath::kStrided || found.dims.y < 2) return false;
+    const auto* y_tile = LayoutOf(*found.layer).y_coordinate_to_linear_tile_id_map();
+    return y_tile->Get(0) == y_tile->Get(1);
+  });
+  SKIP_UNLESS_FOUND(f);
+  const auto* y_local = LayoutOf(*f.layer).y_coordinate_to_local_y_offset();
+  Patched p(*f.real);
+  p.Set<int32_t>(ElementAt(*f.exe, y_local, 1), y_local->Get(0));
+  const DiagnosticSink sink = ExpectOnly(f, p, {"edgetpu.layout.injective"});
+  EXPECT_EQ(sink.error_count(), 0u);
+}
+
+// The third x of the first run moves one element on: the runtime's copy,
+// which strides from the run's first x, reads it from the old place.
+TEST(EdgetpuLayout, ElementTheRuntimeCopiesFromElsewhereIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = PaddedStridedOutput();
+  SKIP_UNLESS_FOUND(f);
+  const auto* x_local = LayoutOf(*f.layer).x_coordinate_to_local_byte_offset();
+  const uint32_t x = f.plan->runs[0].first + 2;
+  Patched p(*f.real);
+  p.Set<int32_t>(ElementAt(*f.exe, x_local, x), x_local->Get(x) + 1);
+  const DiagnosticSink sink = ExpectOnly(f, p, {"edgetpu.layout.runtime_stride"});
+  const Diagnostic* d = Find(sink, "edgetpu.layout.runtime_stride");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find(Str("(0, ", x, ", 0)")), std::string::npos) << d->message;
+}
+
+// A z of one byte padded to 2 instead of 4: the layout is sound, but the
+// runtime strides by 4 for one-byte z whatever the padding (§6.3).
+TEST(EdgetpuLayout, OneByteZPaddedToTwoIsCopiedAtStrideFour) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput([](const Found& found) {
+    return Multi(found) && found.dims.z_bytes() == 1 && found.dims.x > 1 &&
+           found.plan->padded_z_bytes == 4 && found.plan->runs[0].count >= 2;
+  });
+  SKIP_UNLESS_FOUND(f);
+  const auto* x_local = LayoutOf(*f.layer).x_coordinate_to_local_byte_offset();
+  Patched p(*f.real);
+  for (uint32_t x = 0; x < x_local->size(); ++x)
+    p.Set<int32_t>(ElementAt(*f.exe, x_local, x), x_local->Get(x) / 2);
+  const DiagnosticSink sink = ExpectOnly(f, p, {"edgetpu.layout.runtime_stride"});
+  const Diagnostic* d = Find(sink, "edgetpu.layout.runtime_stride");
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->message.find("stride of 4 bytes"), std::string::npos) << d->message;
+}
+
+// A vector output whose first element is not at byte 0: the runtime copies
+// the buffer's first z bytes.
+TEST(EdgetpuLayout, VectorNotStartingAtByteZeroIsAnError) {
+  SKIP_WITHOUT_CORPUS();
+  Found f = FindOutput([](const Found& found) {
+    return found.plan && found.plan->path == CopyPath::kVector &&
+           found.dims.size_bytes > found.dims.z_bytes();
+  });
+  SKIP_UNLESS_FOUND(f);
+  const dwn::OutputLayout& layout = LayoutOf(*f.layer);
+  const auto tile = static_cast<uint32_t>(layout.y_coordinate_to_linear_tile_id_map()->Get(0) +
+                                          layout.x_coordinate_to_linear_tile_id_map()->Get(0));
+  Patched p(*f.real);
+  const uint64_t at = ElementAt(*f.exe, layout.linearized_tile_byte_offset(), tile);
+  p.Set<int32_t>(at, p.I32(at) + 1);
+  ExpectOnly(f, p, {"edgetpu.layout.runtime_stride"});
+}
+
+// ---------------------------------------------------------------------------
+// Executables built here: the schema's worked example (§6.3) and shape_info.
+
+struct Built {
+  flatbuffers::FlatBufferBuilder builder;
+  PackageView view;
+};
+
+struct OutputSpec {
+  int32_t y = 4, x = 5, z = 32;
+  dwn::DataType type = dwn::DataType::FIXED_POINT8;
+  int32_t size_bytes = 640;
+  int32_t executions = 1;
+  bool layout = true;
+  // The worked example's maps: 2 x 2 tiles, tiles 0 and 2 holding x 0..2.
+  std::vector<int32_t> y_tile{0, 0, 2, 2}, x_tile{0, 0, 0, 1, 1}, tile_offset{0, 192, 320, 512},
+      x_local{0, 32, 64, 0, 32}, y_local{0, 1, 0, 1}, row_size{96, 96, 96, 64, 64};
+  std::optional<std::vector<dwn::Range>> shape;
+  struct Slice {
+    std::vector<dwn::Range> shape;
+    std::vector<int32_t> stride;
+  };
+  std::optional<std::vector<Slice>> slices;
+  std::vector<int32_t> slice_offsets;
+};
+
+std::unique_ptr<Built> Build(const OutputSpec& spec) {
+  auto built = std::make_unique<Built>();
+  flatbuffers::FlatBufferBuilder& b = built->builder;
+  flatbuffers::Offset<dwn::OutputLayout> layout;
+  if (spec.layout) {
+    layout = dwn::CreateOutputLayout(b, b.CreateVector(spec.y_tile), b.CreateVector(spec.x_tile),
+                                     b.CreateVector(spec.tile_offset), b.CreateVector(spec.x_local),
+                                     b.CreateVector(spec.y_local), b.CreateVector(spec.row_size));
+  }
+  flatbuffers::Offset<dwn::OutputShapeInfo> shape_info;
+  if (spec.slices) {
+    std::vector<flatbuffers::Offset<dwn::TensorLayout>> slices;
+    for (const auto& slice : *spec.slices) {
+      slices.push_back(dwn::CreateTensorLayout(
+          b, dwn::CreateTensorShape(b, b.CreateVectorOfStructs(slice.shape)),
+          b.CreateVector(slice.stride)));
+    }
+    shape_info =
+        dwn::CreateOutputShapeInfo(b, b.CreateVector(slices), b.CreateVector(spec.slice_offsets));
+  }
+  flatbuffers::Offset<dwn::TensorShape> shape;
+  if (spec.shape) shape = dwn::CreateTensorShape(b, b.CreateVectorOfStructs(*spec.shape));
+  const auto output = dwn::CreateOutputLayer(b, layout, dwn::DataType::FIXED_POINT8, shape_info);
+  const auto layer =
+      dwn::CreateLayer(b, b.CreateString("out"), spec.size_bytes, spec.y, spec.x, spec.z,
+                       dwn::CreateNumericsConstants(b, 0, 1.0f), spec.type,
+                       dwn::AnyLayer::OutputLayer, output.Union(), spec.executions, false, shape);
+  const auto input = dwn::CreateLayer(
+      b, b.CreateString("in"), 8, 1, 1, 8, dwn::CreateNumericsConstants(b, 0, 1.0f),
+      dwn::DataType::FIXED_POINT8, dwn::AnyLayer::InputLayer, dwn::CreateInputLayer(b).Union());
+  dwn::ExecutableBuilder exe(b);
+  exe.add_input_layers(b.CreateVector(std::vector{input}));
+  exe.add_output_layers(b.CreateVector(std::vector{layer}));
+  b.Finish(exe.Finish());
+  const ByteView bytes(b.GetBufferPointer(), b.GetSize());
+  ExecutableView view;
+  view.buffer = NestedBuffer(bytes, 0, "executables[0]");
+  view.executable = flatbuffers::GetRoot<dwn::Executable>(view.buffer.region.bytes.data());
+  built->view.executables.push_back(std::move(view));
+  built->view.executable_count = 1;
+  return built;
+}
+
+DiagnosticSink CheckBuilt(const OutputSpec& spec, Profile profile = {}) {
+  const auto built = Build(spec);
+  DiagnosticSink sink(profile, "built");
+  ValidateLayers(built->view, sink);
+  EXPECT_TRUE(ValidateLayouts(built->view, Deadline(0), sink));
+  return sink;
+}
+
+void ExpectBuilt(const OutputSpec& spec, const Ids& ids) {
+  const DiagnosticSink sink = CheckBuilt(spec);
+  EXPECT_EQ(RuleIds(sink), ids) << Describe(sink);
+}
+
+TEST(EdgetpuLayoutBuilt, WorkedExampleIndicesAndCopy) {
+  for (const auto type : {dwn::DataType::FIXED_POINT8, dwn::DataType::FIXED_POINT16}) {
+    OutputSpec spec;
+    spec.type = type;
+    spec.size_bytes = 640 * (type == dwn::DataType::FIXED_POINT8 ? 1 : 2);
+    const auto built = Build(spec);
+    const dwn::Layer& layer = *built->view.executables[0].executable->output_layers()->Get(0);
+    const LayoutMaps maps(LayoutOf(layer));
+    // docs/formats/edgetpu.md §6.3, from the schema's comment.
+    EXPECT_EQ(maps.Index(0, 3, 0), 192);
+    EXPECT_EQ(maps.Index(1, 4, 5), 293);
+    EXPECT_EQ(maps.Index(3, 2, 31), 511);
+    EXPECT_EQ(maps.Index(2, 4, 0), 544);
+    const auto dims = LayerDims::Of(layer);
+    ASSERT_TRUE(dims);
+    const CopyPlan plan = PlanLayoutCopy(*dims, &maps);
+    EXPECT_EQ(plan.path, CopyPath::kRuns);  // path 4: zp = z bytes, two x runs
+    EXPECT_EQ(plan.padded_z_bytes, dims->z_bytes());
+    ASSERT_EQ(plan.runs.size(), 2u);
+    EXPECT_EQ(plan.runs[1].first, 3u);
+    for (uint32_t y = 0; y < 4; ++y) {
+      for (uint32_t x = 0; x < 5; ++x) {
+        EXPECT_EQ(CopySourceByte(plan, *dims, &maps, y, x),
+                  Wide{maps.Index(y, x)} * dims->element_size);
+      }
+    }
+    ExpectBuilt(spec, {});
+  }
+}
+
+TEST(EdgetpuLayoutBuilt, WorkedExampleWithTwoExecutionsAborts) {
+  OutputSpec spec;
+  spec.executions = 2;
+  ExpectBuilt(spec, {"edgetpu.layer.execution_count"});
+}
+
+TEST(EdgetpuLayoutBuilt, OneTileWithoutPaddingIsCopiedInOnePiece) {
+  OutputSpec spec;
+  spec.y = 2;
+  spec.x = 3;
+  spec.z = 4;
+  spec.size_bytes = 24;
+  spec.y_tile = {0, 0};
+  spec.x_tile = {0, 0, 0};
+  spec.tile_offset = {0};
+  spec.x_local = {0, 4, 8};
+  spec.y_local = {0, 1};
+  spec.row_size = {12, 12, 12};
+  const auto built = Build(spec);
+  const dwn::Layer& layer = *built->view.executables[0].executable->output_layers()->Get(0);
+  const LayoutMaps maps(LayoutOf(layer));
+  EXPECT_EQ(PlanLayoutCopy(*LayerDims::Of(layer), &maps).path, CopyPath::kContiguous);
+  ExpectBuilt(spec, {});
+  // Rows of 16 elements: the one-piece copy reads y 1 from element 12.
+  spec.row_size = {16, 16, 16};
+  spec.size_bytes = 32;
+  ExpectBuilt(spec, {"edgetpu.layout.runtime_stride"});
+}
+
+// A 1100·1100 output of 4 elements padded to 8 per position: more
+// positions than are sorted, so the injectivity check marks its bitmap.
+OutputSpec ManyPositions() {
+  OutputSpec spec;
+  spec.y = spec.x = 1100;
+  spec.z = 4;
+  spec.size_bytes = 1100 * 1100 * 8;
+  spec.y_tile.assign(1100, 0);
+  spec.x_tile.assign(1100, 0);
+  spec.tile_offset = {0};
+  spec.y_local.resize(1100);
+  spec.x_local.resize(1100);
+  for (int32_t i = 0; i < 1100; ++i) {
+    spec.y_local[static_cast<size_t>(i)] = i;
+    spec.x_local[static_cast<size_t>(i)] = 8 * i;
+  }
+  spec.row_size.assign(1100, 8800);
+  return spec;
+}
+
+TEST(EdgetpuLayoutBuilt, InjectivityOverManyPositions) {
+  OutputSpec spec = ManyPositions();
+  ExpectBuilt(spec, {});
+  spec.y_local[1099] = 1098;  // y 1099 onto y 1098
+  ExpectBuilt(spec, {"edgetpu.layout.injective"});
+}
+
+TEST(EdgetpuLayoutBuilt, ExpiredDeadlineStopsThePass) {
+  const auto built = Build(ManyPositions());
+  const Deadline deadline(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  DiagnosticSink sink({}, "built");
+  EXPECT_FALSE(ValidateLayouts(built->view, deadline, sink));
+}
+
+OutputSpec WithShapeInfo() {
+  OutputSpec spec;
+  spec.y = 2;
+  spec.x = 3;
+  spec.z = 4;
+  spec.size_bytes = 24;
+  spec.layout = false;
+  spec.shape = std::vector<dwn::Range>{{0, 0}, {0, 1}, {0, 2}, {0, 3}};
+  // One slice, no padding: the runtime copies the buffer as it is.
+  spec.slices = std::vector<OutputSpec::Slice>{{*spec.shape, {24, 12, 4, 1}}};
+  spec.slice_offsets = {0};
+  return spec;
+}
+
+// Two slices of y, the second padded: copied slice by slice.
+OutputSpec WithTwoSlices() {
+  OutputSpec spec = WithShapeInfo();
+  spec.size_bytes = 32;
+  spec.slices = std::vector<OutputSpec::Slice>{
+      {{{0, 0}, {0, 0}, {0, 2}, {0, 3}}, {12, 12, 4, 1}},
+      {{{0, 0}, {1, 1}, {0, 2}, {0, 3}}, {16, 16, 4, 1}},
+  };
+  spec.slice_offsets = {0, 16};
+  return spec;
+}
+
+TEST(EdgetpuLayoutBuilt, SoundShapeInfoIsClean) {
+  const OutputSpec whole = WithShapeInfo();
+  const auto built = Build(whole);
+  const dwn::Layer& layer = *built->view.executables[0].executable->output_layers()->Get(0);
+  EXPECT_EQ(ShapeInfoPath(layer, *LayerDims::Of(layer)), CopyPath::kWhole);
+  ExpectBuilt(whole, {});
+  const OutputSpec two = WithTwoSlices();
+  const auto built_two = Build(two);
+  const dwn::Layer& layer_two = *built_two->view.executables[0].executable->output_layers()->Get(0);
+  EXPECT_EQ(ShapeInfoPath(layer_two, *LayerDims::Of(layer_two)), CopyPath::kSlices);
+  ExpectBuilt(two, {});
+}
+
+TEST(EdgetpuLayoutBuilt, BrokenShapeInfoIsAnError) {
+  const Ids shape_info{"edgetpu.layout.shape_info"};
+  std::vector<std::pair<std::string, OutputSpec>> cases;
+  OutputSpec spec = WithTwoSlices();
+  spec.slices->clear();
+  cases.emplace_back("no slice", spec);
+  spec = WithTwoSlices();
+  spec.slice_offsets = {0};
+  cases.emplace_back("one offset for two slices", spec);
+  spec = WithTwoSlices();
+  spec.shape.reset();
+  cases.emplace_back("no Layer.shape", spec);
+  spec = WithTwoSlices();
+  (*spec.slices)[1].shape.pop_back();
+  (*spec.slices)[1].stride.pop_back();
+  cases.emplace_back("rank 3 against 4", spec);
+  spec = WithTwoSlices();
+  (*spec.slices)[1].shape[2] = dwn::Range(2, 1);
+  cases.emplace_back("start after end", spec);
+  spec = WithTwoSlices();
+  (*spec.slices)[1].shape[1] = dwn::Range(1, 2);
+  cases.emplace_back("outside the layer's shape", spec);
+  spec = WithTwoSlices();
+  (*spec.slices)[1].stride.pop_back();
+  cases.emplace_back("three strides for rank 4", spec);
+  spec = WithTwoSlices();
+  (*spec.slices)[1].stride[2] = 3;
+  cases.emplace_back("stride below the next one times its length", spec);
+  spec = WithTwoSlices();
+  spec.type = dwn::DataType::FIXED_POINT16;
+  spec.size_bytes = 64;
+  spec.slice_offsets = {0, 17};
+  cases.emplace_back("offset not a multiple of the element size", spec);
+  spec = WithTwoSlices();
+  spec.slice_offsets = {0, 24};
+  cases.emplace_back("slice beyond size_bytes", spec);
+  for (const auto& [name, broken] : cases) {
+    SCOPED_TRACE(name);
+    ExpectBuilt(broken, shape_info);
+  }
+}
+
+// More executions than one: the runtime ignores the shape_info and
+// re-lays out by the maps, which this output does not have.
+TEST(EdgetpuLayoutBuilt, ShapeInfoWithSeveralExecutions) {
+  OutputSpec spec = WithTwoSlices();
+  spec.executions = 2;
+  ExpectBuilt(spec, {"edgetpu.layer.execution_count", "edgetpu.layout.missing"});
+  // One unpadded slice filling size_bytes is copied whole for any count.
+  spec = WithShapeInfo();
+  spec.executions = 2;
+  ExpectBuilt(spec, {});
+}
 
 }  // namespace
 }  // namespace accelcheck::edgetpu
