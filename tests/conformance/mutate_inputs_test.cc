@@ -119,6 +119,17 @@ std::vector<Input> TensilCorpus() {
   return inputs;
 }
 
+// Every Edge TPU model but the pre-2020 one, which is unsupported and so
+// not a valid input for any mutation.
+std::vector<Input> EdgetpuCorpus() {
+  std::vector<Input> inputs;
+  for (const fs::path& model : FilesIn(CorpusDir() / "edgetpu", ".tflite")) {
+    if (model.filename().string().find("LEGACY_NOT_DWN1") != std::string::npos) continue;
+    inputs.push_back(OnDisk("edgetpu", model, {}));
+  }
+  return inputs;
+}
+
 // Every scheduler IR with its frontend IR:
 // int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json has
 // frontend_ir/int8_resnet34.sim_quantized_b16.json; and every frontend IR
@@ -193,8 +204,8 @@ std::vector<Input> GeneratedSchedules() {
 
 std::vector<Input> AllInputs() {
   std::vector<Input> inputs;
-  for (auto list :
-       {PteCorpus(), TensilCorpus(), GeminiCorpus(), ProviderBases(), GeneratedSchedules()}) {
+  for (auto list : {PteCorpus(), EdgetpuCorpus(), TensilCorpus(), GeminiCorpus(), ProviderBases(),
+                    GeneratedSchedules()}) {
     inputs.insert(inputs.end(), list.begin(), list.end());
   }
   return inputs;
@@ -331,6 +342,7 @@ TEST(MutateEveryRule, RealFilesArePresent) {
   if (!fs::is_directory(CorpusDir()))
     GTEST_SKIP() << "no corpus at " << CorpusDir() << ": the mutations of real files are skipped";
   EXPECT_FALSE(PteCorpus().empty());
+  EXPECT_FALSE(EdgetpuCorpus().empty());
   EXPECT_FALSE(TensilCorpus().empty());
   EXPECT_FALSE(GeminiCorpus().empty());
 }
