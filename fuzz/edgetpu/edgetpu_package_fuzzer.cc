@@ -9,6 +9,7 @@
 
 #include "conformance/edgetpu/bases.h"
 #include "conformance/edgetpu/serialize.h"
+#include "fuzz/fuzz_oracles.h"
 #include "validators/core/format.h"
 #include "validators/edgetpu/custom_options.h"
 #include "validators/edgetpu/edgetpu_format.h"
@@ -66,17 +67,8 @@ ByteView PackageOf(ByteView bytes, std::vector<uint8_t>* storage) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> storage;
   const ByteView package = PackageOf(ByteView(data, size), &storage);
-  const InputBuffer input = InputBuffer::Copy(Wrap(package));
-  ValidateContext context;
-  context.limits.time_budget_ms = 0;  // libFuzzer's -timeout bounds the time
-  DiagnosticSink sink(Profile{}, "fuzz-input");
-  Edgetpu().Validate(input, context, sink);
-  for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRuleOf(Edgetpu(), d.rule->id) != d.rule) __builtin_trap();
-    if (d.rule->category == Category::kInternal) __builtin_trap();
-  }
-  (void)Edgetpu()
-      .Inspect(input, ValidateContext{}, sink)
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::vector<uint8_t> model = Wrap(package);
+  fuzz::Validate(Edgetpu(), ByteView(model));
+  fuzz::CheckInspect(Edgetpu(), ByteView(model));
   return 0;
 }

@@ -7,13 +7,12 @@
 // structure-aware ones (conformance/pte/mutate.cc: one broken rule each).
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <random>
 #include <string>
 
 #include "conformance/pte/mutate.h"
 #include "conformance/pte/read.h"
 #include "conformance/pte/serialize.h"
+#include "fuzz/fuzz_oracles.h"
 #include "validators/core/format.h"
 #include "validators/pte/pte_format.h"
 
@@ -23,30 +22,7 @@ using namespace accelcheck;
 
 const Format& Pte() { return pte::PteFormat(); }
 
-void CheckDiagnostics(const DiagnosticSink& sink) {
-  for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRuleOf(Pte(), d.rule->id) != d.rule) __builtin_trap();
-    if (d.rule->category == Category::kInternal) __builtin_trap();
-  }
-}
-
-DiagnosticSink Validate(ByteView bytes) {
-  const InputBuffer input = InputBuffer::Copy(bytes);
-  ValidateContext context;
-  context.limits.time_budget_ms = 0;  // libFuzzer's -timeout bounds the time
-  DiagnosticSink sink(Profile{}, "fuzz-input");
-  Pte().Validate(input, context, sink);
-  CheckDiagnostics(sink);
-  return sink;
-}
-
-void CheckInspect(ByteView bytes) {
-  const InputBuffer input = InputBuffer::Copy(bytes);
-  DiagnosticSink sink(Profile{}, "fuzz-input");
-  const nlohmann::json tree = Pte().Inspect(input, ValidateContext{}, sink);
-  (void)tree.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  CheckDiagnostics(sink);
-}
+DiagnosticSink Validate(ByteView bytes) { return fuzz::Validate(Pte(), bytes); }
 
 // A valid program or named-data file must stay valid when read into the
 // model and written again.
@@ -70,25 +46,13 @@ void CheckRoundTrip(ByteView bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ByteView bytes(data, size);
   const DiagnosticSink sink = Validate(bytes);
-  CheckInspect(bytes);
+  fuzz::CheckInspect(Pte(), bytes);
   if (sink.error_count() == 0 && !sink.failed()) CheckRoundTrip(bytes);
   return 0;
 }
 
-extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
-
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
                                           unsigned int seed) {
-  std::minstd_rand random(seed);
-  // Three in four mutations stay byte-level: they are what finds decoder bugs.
-  if (random() % 4 != 0) return LLVMFuzzerMutate(data, size, max_size);
-  const auto& cases = pte::PteConformance().Cases();
-  if (cases.empty()) return LLVMFuzzerMutate(data, size, max_size);
-  const Rule& rule = *cases[random() % cases.size()].rule;
-  const auto mutated = pte::MutatePte(ByteView(data, size), rule, random());
-  const auto* bytes = std::get_if<pte::ByteMutation>(&mutated);
-  if (bytes == nullptr || bytes->bytes.size() > max_size)
-    return LLVMFuzzerMutate(data, size, max_size);
-  std::memcpy(data, bytes->bytes.data(), bytes->bytes.size());
-  return bytes->bytes.size();
+  return fuzz::MutateOneRule<pte::ByteMutation>(data, size, max_size, seed, pte::PteConformance(),
+                                                pte::MutatePte);
 }

@@ -1,0 +1,68 @@
+// What every format's fuzz target checks besides the sanitizers, and its
+// structure-aware mutator (docs/ARCHITECTURE.md "Fuzzing"): every
+// diagnostic names a rule of the format's tables and none is an internal
+// error, inspect output serialises, and one mutation in four breaks exactly
+// one rule through the format's conformance provider.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "conformance/provider.h"
+#include "validators/core/format.h"
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+namespace accelcheck::fuzz {
+
+inline void CheckDiagnostics(const Format& format, const DiagnosticSink& sink) {
+  for (const Diagnostic& d : sink.diagnostics()) {
+    if (d.rule == nullptr || FindRuleOf(format, d.rule->id) != d.rule) __builtin_trap();
+    if (d.rule->category == Category::kInternal) __builtin_trap();
+  }
+}
+
+// libFuzzer's -timeout bounds the time, so the budget is off.
+inline DiagnosticSink Validate(const Format& format, ByteView bytes) {
+  const InputBuffer input = InputBuffer::Copy(bytes);
+  ValidateContext context;
+  context.limits.time_budget_ms = 0;
+  DiagnosticSink sink(Profile{}, "fuzz-input");
+  format.Validate(input, context, sink);
+  CheckDiagnostics(format, sink);
+  return sink;
+}
+
+inline void CheckInspect(const Format& format, ByteView bytes) {
+  const InputBuffer input = InputBuffer::Copy(bytes);
+  DiagnosticSink sink(Profile{}, "fuzz-input");
+  const nlohmann::json tree = format.Inspect(input, ValidateContext{}, sink);
+  (void)tree.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  CheckDiagnostics(format, sink);
+}
+
+// LLVMFuzzerCustomMutator's body: three in four mutations stay byte-level
+// (they are what finds decoder bugs); the fourth breaks one rule of
+// `provider` with `mutate(bytes, rule, seed)`, which returns a variant
+// holding `Mutation` (with its `bytes`) or a decline.
+template <typename Mutation, typename Mutate>
+size_t MutateOneRule(uint8_t* data, size_t size, size_t max_size, unsigned int seed,
+                     const conformance::Provider& provider, Mutate mutate) {
+  std::minstd_rand random(seed);
+  if (random() % 4 != 0) return LLVMFuzzerMutate(data, size, max_size);
+  const auto& cases = provider.Cases();
+  if (cases.empty()) return LLVMFuzzerMutate(data, size, max_size);
+  const Rule& rule = *cases[random() % cases.size()].rule;
+  const auto mutated = mutate(ByteView(data, size), rule, random());
+  const auto* bytes = std::get_if<Mutation>(&mutated);
+  if (bytes == nullptr || bytes->bytes.size() > max_size)
+    return LLVMFuzzerMutate(data, size, max_size);
+  std::memcpy(data, bytes->bytes.data(), bytes->bytes.size());
+  return bytes->bytes.size();
+}
+
+}  // namespace accelcheck::fuzz
