@@ -1,5 +1,5 @@
-// What every format's fuzz target checks besides the sanitizers, and its
-// structure-aware mutator (docs/ARCHITECTURE.md "Fuzzing"): every
+// What a format's fuzz target checks besides the sanitizers, and its
+// structure-aware mutator (fuzz/CMakeLists.txt builds and runs them): every
 // diagnostic names a rule of the format's tables and none is an internal
 // error, inspect output serialises, and one mutation in four breaks exactly
 // one rule through the format's conformance provider.
