@@ -408,6 +408,122 @@ bool LegacyPackage(Ctx& c) {
   });
 }
 
+// The operator's tensors against the main executable's layers (§2.7)
+
+// The tensor of the operator's i-th input (or output), with its path.
+struct OpTensor {
+  Tensor* tensor;
+  std::string path;  // "subgraphs[0].tensors[3]"
+};
+
+std::optional<OpTensor> TensorOf(Target& t, bool output, size_t i) {
+  const Opt<Vec<int32_t>>& list = output ? t.op->outputs : t.op->inputs;
+  auto& tensors = (*t.tflite->subgraphs)[0].tensors;
+  if (!list || i >= list->size() || !tensors) return std::nullopt;
+  const int32_t k = (*list)[i];
+  if (k < 0 || static_cast<size_t>(k) >= tensors->size()) return std::nullopt;
+  return OpTensor{&(*tensors)[k], Str("subgraphs[0].tensors[", k, "]")};
+}
+
+bool WithTensor(Ctx& c, bool output, size_t i, const std::function<bool(OpTensor&)>& mutate) {
+  return WithOp(c, [&](Target& t) {
+    auto tensor = TensorOf(t, output, i);
+    if (!tensor) return Decline(c, Str("the operator has no ", output ? "output " : "input ", i));
+    return mutate(*tensor);
+  });
+}
+
+bool IoInputCount(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    if (!t.op->inputs || t.op->inputs->empty()) return Decline(c, "the operator has no input");
+    t.op->inputs->pop_back();  // the remaining inputs still pair with their layers
+    c.path = t.op_path + ".inputs";
+    return true;
+  });
+}
+
+// An INT32 tensor pairs only with SIGNED_FIXED_POINT32, a UINT8 one with no
+// signed layer (§1.5).
+bool IoInputType(Ctx& c) {
+  return WithTensor(c, false, 0, [&](OpTensor& at) {
+    at.tensor->type = at.tensor->type.value_or(kFloat32) == kUint8 ? kInt8 : kUint8;
+    c.path = at.path + ".type";
+    return true;
+  });
+}
+
+bool IoOutputType(Ctx& c) {
+  return WithTensor(c, true, 0, [&](OpTensor& at) {
+    at.tensor->type = at.tensor->type.value_or(kFloat32) == kInt32 ? kInt8 : kInt32;
+    c.path = at.path + ".type";
+    return true;
+  });
+}
+
+// One more element in the last dimension: neither one batch element nor
+// several.
+bool IoByteSize(Ctx& c) {
+  return WithTensor(c, false, 0, [&](OpTensor& at) {
+    if (!at.tensor->shape || at.tensor->shape->size() < 2)
+      return Decline(c, "the input has no dimension after its batch");
+    ++at.tensor->shape->back();
+    c.path = at.path + ".shape";
+    return true;
+  });
+}
+
+// The second input becomes a batch of two, the first stays one.
+bool IoBatch(Ctx& c) {
+  return WithTensor(c, false, 1, [&](OpTensor& at) {
+    if (!at.tensor->shape || at.tensor->shape->empty() || (*at.tensor->shape)[0] != 1)
+      return Decline(c, "the second input has no batch dimension of 1");
+    (*at.tensor->shape)[0] = 2;
+    c.path = at.path + ".shape";
+    return true;
+  });
+}
+
+bool IoOutputCount(Ctx& c) {
+  return WithOp(c, [&](Target& t) {
+    if (!t.op->outputs || t.op->outputs->empty()) return Decline(c, "the operator has no output");
+    t.op->outputs->pop_back();
+    c.path = t.op_path + ".outputs";
+    return true;
+  });
+}
+
+// The variable output moved before the regular one: names, links and hints
+// stay as they are, only the order breaks.
+bool IoVariableOutput(Ctx& c) {
+  return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
+    auto& layers = e.exe->output_layers;
+    if (!layers || layers->size() < 2 || !layers->back().name ||
+        !layers->back().name->ends_with("_variable_output"))
+      return Decline(c, "no variable output after a regular one");
+    std::rotate(layers->begin(), layers->end() - 1, layers->end());
+    c.path = Str(e.path, ".output_layers[0].name");
+    return true;
+  });
+}
+
+bool IoName(Ctx& c) {
+  return WithTensor(c, false, 0, [&](OpTensor& at) {
+    at.tensor->name = at.tensor->name.value_or("") + "_renamed";
+    c.path = at.path + ".name";
+    return true;
+  });
+}
+
+bool IoQuantization(Ctx& c) {
+  return WithTensor(c, false, 0, [&](OpTensor& at) {
+    auto& q = at.tensor->quantization;
+    if (!q || !q->scale || q->scale->empty()) return Decline(c, "the input has no scale");
+    (*q->scale)[0] *= 2;
+    c.path = at.path + ".quantization";
+    return true;
+  });
+}
+
 // ---------------------------------------------------------------------------
 // B. The package
 
@@ -1345,6 +1461,15 @@ const std::vector<Mutation>& Mutations() {
       {&kDeprecatedKey, DeprecatedKey},
       {&kPreferenceType, PreferenceType},
       {&kLegacyPackage, LegacyPackage},
+      {&kIoInputCount, IoInputCount},
+      {&kIoInputType, IoInputType},
+      {&kIoOutputType, IoOutputType},
+      {&kIoByteSize, IoByteSize},
+      {&kIoBatch, IoBatch},
+      {&kIoOutputCount, IoOutputCount},
+      {&kIoVariableOutput, IoVariableOutput},
+      {&kIoName, IoName},
+      {&kIoQuantization, IoQuantization},
       {&kPackageIdentifier, PackageIdentifier},
       {&kPackageVerify, PackageVerify},
       {&kRuntimeTooNew, RuntimeTooNew},
@@ -1411,7 +1536,8 @@ const std::vector<Mutation>& Mutations() {
       {&kHintsCoverage, HintsCoverage},
       // The field offsets and DMA hints that named the layer name none.
       {&kLayerName, LayerName, {&kLinkName, &kHintsLayer}},
-      {&kLayerDuplicateName, LayerDuplicateName},
+      // The renamed output's tensor keeps its own name (EDG-16).
+      {&kLayerDuplicateName, LayerDuplicateName, {&kIoName}},
       {&kLayerOutputKind, LayerOutputKind},
       {&kLayerInputKind, LayerInputKind},
       {&kLayerDataType, LayerDataType},
@@ -1420,7 +1546,8 @@ const std::vector<Mutation>& Mutations() {
       {&kLayerSizeBytes, LayerSizeBytes},
       {&kLayerShape, LayerShape},
       {&kLayerShapeConvention, LayerShapeConvention},
-      {&kLayerExecutionCount, LayerExecutionCount},
+      // The output's tensor keeps the bytes of one execution (EDG-14).
+      {&kLayerExecutionCount, LayerExecutionCount, {&kIoByteSize}},
       {&kLayoutMissing, LayoutMissing},
       {&kLayoutLengths, LayoutLengths},
       {&kLayoutTileIndex, LayoutTileIndex},

@@ -3,6 +3,7 @@
 #include "validators/edgetpu/edgetpu_format.h"
 
 #include <filesystem>
+#include <optional>
 
 #include "validators/core/phases.h"
 
@@ -21,17 +22,23 @@ namespace {
 // Decode -> executables, bitstreams, parameters, hints, layers and layouts,
 // each pass group only on what the one before found sound
 // (docs/ARCHITECTURE.md "Phases"); the layout pass skips by itself the
-// layers G reports.
-void ValidatePackage(ByteView bytes, uint64_t file_offset, const std::string& path,
-                     const ValidateContext& context, DiagnosticSink& sink) {
-  const auto view = DecodePackage(bytes, file_offset, path, context.limits, sink);
-  if (!view || OutOfTime(context, sink)) return;
+// layers G reports. The decoded package, for the operator's checks, when
+// every pass ran.
+std::optional<PackageView> ValidatePackage(ByteView bytes, uint64_t file_offset,
+                                           const std::string& path, const ValidateContext& context,
+                                           DiagnosticSink& sink) {
+  auto view = DecodePackage(bytes, file_offset, path, context.limits, sink);
+  if (!view || OutOfTime(context, sink)) return std::nullopt;
   ValidateExecutableSet(*view, sink);
   ValidateBitstreams(*view, sink);
   ValidateParameters(*view, sink);
   ValidateHints(*view, sink);
   ValidateLayers(*view, sink);
-  if (!ValidateLayouts(*view, context.deadline, sink)) OutOfTime(context, sink);
+  if (!ValidateLayouts(*view, context.deadline, sink)) {
+    OutOfTime(context, sink);
+    return std::nullopt;
+  }
+  return view;
 }
 
 // A bare package is identified as the runtime identifies one it is handed
@@ -45,6 +52,7 @@ void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink
   const tfl::Model& model = *tfl::GetModel(file.data());
   const uint64_t before = sink.blocking_count();
   const std::vector<EdgetpuOp> ops = FindEdgetpuOps(file, model, sink);
+  const FlatbufferRegion region{file, 0, ""};
   if (ops.empty() && sink.blocking_count() == before) {
     sink.Report(rules::kNoEdgetpuOp, Location{},
                 Str("no operator has the custom code ", kCustomOpName,
@@ -54,7 +62,11 @@ void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink
     if (OutOfTime(context, sink)) return;
     const auto package = ReadCustomOptions(op, sink);
     if (!package) continue;
-    ValidatePackage(package->bytes, package->file_offset, package->path, context, sink);
+    const auto view =
+        ValidatePackage(package->bytes, package->file_offset, package->path, context, sink);
+    // The operator's tensors against the package's main executable
+    // (EDG-11 to EDG-16); a bare package has no operator to check.
+    if (view && !OutOfTime(context, sink)) ValidateOperatorIo(region, op, *view, sink);
   }
 }
 

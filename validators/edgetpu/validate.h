@@ -7,6 +7,7 @@
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
 #include "validators/edgetpu/package.h"
+#include "validators/edgetpu/tflite.h"
 
 namespace accelcheck::edgetpu {
 
@@ -29,5 +30,10 @@ void ValidateLayers(const PackageView& view, DiagnosticSink& sink);
 // H: the output layouts and shape_info, and how the runtime copies outputs
 // (EDG-77, EDG-79 to EDG-85, EDG-95). False when `deadline` expired first.
 bool ValidateLayouts(const PackageView& view, const Deadline& deadline, DiagnosticSink& sink);
+
+// A: the operator's tensors against the main executable's layers (EDG-11 to
+// EDG-16, §2.7); `file` is the TFLite model the operator belongs to.
+void ValidateOperatorIo(const FlatbufferRegion& file, const EdgetpuOp& op, const PackageView& view,
+                        DiagnosticSink& sink);
 
 }  // namespace accelcheck::edgetpu
