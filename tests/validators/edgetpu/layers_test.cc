@@ -316,9 +316,10 @@ TEST(EdgetpuLayers, DuplicateOutputNamesAreAnError) {
   for (const auto* hint : *f.exe->executable->dma_hints()->hints()) {
     if (const auto* d = hint->any_hint_as_DmaDescriptorHint()) rename(d->meta()->name());
   }
-  // The hints of the two layers now write one output twice over (a note).
-  const DiagnosticSink sink =
-      ExpectOnly(f, p, {"edgetpu.layer.duplicate_name", "edgetpu.hints.grammar"});
+  // The hints of the two layers now write one output twice over (a note),
+  // and the renamed layer no longer has its tensor's name (a warning).
+  const DiagnosticSink sink = ExpectOnly(
+      f, p, {"edgetpu.layer.duplicate_name", "edgetpu.hints.grammar", "edgetpu.io.name"});
   const Diagnostic* d = Find(sink, "edgetpu.layer.duplicate_name");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->severity, Severity::kError);
@@ -463,9 +464,10 @@ TEST(EdgetpuLayers, SeveralExecutionsOnTheRunByRunCopyAreAnError) {
   Patched p(*f.real);
   p.Set<uint16_t>(*SlotAt(*f.exe, f.layer, dwn::Layer::VT_EXECUTION_COUNT_PER_INFERENCE),
                   AsTable(f.layer)->GetOptionalFieldOffset(dwn::Layer::VT_Y_DIM));
-  // The hints move the first execution only (EDG-68, a warning).
-  const DiagnosticSink sink =
-      ExpectOnly(f, p, {"edgetpu.layer.execution_count", "edgetpu.hints.coverage"});
+  // The hints move the first execution only (EDG-68, a warning), and the
+  // TFLite tensor holds one execution's bytes (EDG-14).
+  const DiagnosticSink sink = ExpectOnly(
+      f, p, {"edgetpu.layer.execution_count", "edgetpu.hints.coverage", "edgetpu.io.byte_size"});
   const Diagnostic* d = Find(sink, "edgetpu.layer.execution_count");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->rule->category, Category::kUnsupported);
