@@ -16,6 +16,7 @@
 #include "conformance/edgetpu/bases.h"
 #include "conformance/edgetpu/read.h"
 #include "conformance/edgetpu/serialize.h"
+#include "validators/core/flatbuffer.h"
 #include "validators/core/format.h"
 #include "validators/core/limits.h"
 #include "validators/core/text.h"
@@ -120,10 +121,6 @@ std::optional<Target> FindTarget(Ctx& c) {
   return std::nullopt;
 }
 
-std::string Join(const std::string& path, std::string_view field) {
-  return path.empty() ? std::string(field) : Str(path, ".", field);
-}
-
 // The three kinds of target a mutation needs: the operator, its options, the package.
 bool WithOp(Ctx& c, const std::function<bool(Target&)>& mutate) {
   auto t = FindTarget(c);
@@ -154,7 +151,7 @@ std::vector<Exe> Executables(Target& t) {
   if (multi == nullptr || !multi->executables) return out;
   for (size_t i = 0; i < multi->executables->size(); ++i) {
     if (auto* exe = std::get_if<Executable>(&(*multi->executables)[i]))
-      out.push_back({exe, Join(t.package_path, Str("executables[", i, "]"))});
+      out.push_back({exe, JoinPath(t.package_path, Str("executables[", i, "]"))});
   }
   return out;
 }
@@ -552,7 +549,7 @@ template <typename T>
 bool SetPackageField(Ctx& c, Opt<T> Package::*member, T value, std::string_view field) {
   return WithPackage(c, [&](Target& t) {
     t.package->*member = value;
-    c.path = Join(t.package_path, field);
+    c.path = JoinPath(t.package_path, field);
     return true;
   });
 }
@@ -579,7 +576,7 @@ bool CompilerVersion(Ctx& c) {
 bool NoExecutables(Ctx& c) {
   return WithPackage(c, [&](Target& t) {
     t.package->multi_executable = std::nullopt;
-    c.path = Join(t.package_path, "serialized_multi_executable");
+    c.path = JoinPath(t.package_path, "serialized_multi_executable");
     return true;
   });
 }
@@ -587,7 +584,7 @@ bool NoExecutables(Ctx& c) {
 bool MultiVerify(Ctx& c) {
   return WithPackage(c, [&](Target& t) {
     t.package->multi_executable = Nested<MultiExecutable>(Vec<uint8_t>(16, 0xff));
-    c.path = Join(t.package_path, "serialized_multi_executable");
+    c.path = JoinPath(t.package_path, "serialized_multi_executable");
     return true;
   });
 }
@@ -601,7 +598,7 @@ bool ExecutableVerify(Ctx& c) {
     if (multi == nullptr || !multi->executables || multi->executables->empty())
       return Decline(c, "no executables in model form");
     (*multi->executables)[0] = Nested<Executable>(Vec<uint8_t>(16, 0xff));
-    c.path = Join(t.package_path, "executables[0]");
+    c.path = JoinPath(t.package_path, "executables[0]");
     return true;
   });
 }
@@ -611,7 +608,7 @@ bool ExecutableAlign(Ctx& c) {
     // Every executable 4 bytes past a 4096-byte boundary: its parameters
     // (4096-aligned inside it) move with it.
     c.options.layout.executable_offset = 4;
-    c.path = Join(t.package_path, "serialized_multi_executable.serialized_executables");
+    c.path = JoinPath(t.package_path, "serialized_multi_executable.serialized_executables");
     return true;
   });
 }
@@ -620,7 +617,7 @@ bool ExecutableAlign(Ctx& c) {
 bool ExecutableOverlap(Ctx& c) {
   return WithPackage(c, [&](Target& t) {
     if (Executables(t).size() < 2) return Decline(c, "fewer than two executables");
-    c.path = Join(t.package_path, "serialized_multi_executable.serialized_executables");
+    c.path = JoinPath(t.package_path, "serialized_multi_executable.serialized_executables");
     return PatchPackage(c, *t.package, [](Bytes& file, size_t start, size_t size) {
       const Bytes aligned(file.begin() + static_cast<std::ptrdiff_t>(start),
                           file.begin() + static_cast<std::ptrdiff_t>(start + size));
@@ -646,7 +643,7 @@ bool ChangeExe(Ctx& c, std::optional<int16_t> type, std::string_view field,
                const std::function<void(Executable&)>& set) {
   return WithExe(c, type, [&](Target&, Exe& e) {
     set(*e.exe);
-    c.path = Join(e.path, field);
+    c.path = JoinPath(e.path, field);
     return true;
   });
 }
@@ -664,7 +661,7 @@ bool DuplicateType(Ctx& c) {
 bool Combination(Ctx& c) {
   return WithExe(c, kParameterCaching, [&](Target& t, Exe& e) {
     e.exe->type = kStandAlone;
-    c.path = Join(t.package_path, "serialized_multi_executable.serialized_executables");
+    c.path = JoinPath(t.package_path, "serialized_multi_executable.serialized_executables");
     return true;
   });
 }
@@ -673,7 +670,7 @@ bool SingleType(Ctx& c) {
     const auto all = Executables(t);
     if (all.size() != 1) return Decline(c, "the package has more than one executable");
     all[0].exe->type = kExecutionOnly;
-    c.path = Join(all[0].path, "type");
+    c.path = JoinPath(all[0].path, "type");
     return true;
   });
 }
@@ -682,7 +679,7 @@ bool TypeValue(Ctx& c) {
     const auto all = Executables(t);
     if (all.size() != 1) return Decline(c, "the package has more than one executable");
     all[0].exe->type = 7;
-    c.path = Join(all[0].path, "type");
+    c.path = JoinPath(all[0].path, "type");
     return true;
   });
 }
@@ -701,7 +698,7 @@ bool PcLayers(Ctx& c) {
     if (!main || !main->exe->input_layers || main->exe->input_layers->empty())
       return Decline(c, "no input layer to copy");
     pc.exe->input_layers = Vec<Layer>{(*main->exe->input_layers)[0]};
-    c.path = Join(pc.path, "input_layers");
+    c.path = JoinPath(pc.path, "input_layers");
     return true;
   });
 }
@@ -737,7 +734,7 @@ std::optional<Chunk> FirstChunk(Exe& e) {
   auto& chunk = (*e.exe->instruction_bitstreams)[0];
   if (!chunk.bitstream || chunk.bitstream->empty()) return std::nullopt;
   if (!chunk.field_offsets) chunk.field_offsets = Vec<FieldOffset>{};
-  return Chunk{&chunk, Join(e.path, "instruction_bitstreams[0]")};
+  return Chunk{&chunk, JoinPath(e.path, "instruction_bitstreams[0]")};
 }
 
 // Appends `field` to the first chunk of the main executable; the path names it.
@@ -840,7 +837,7 @@ bool LinkPairs(Ctx& c) {
       extra.meta->position = kLower32;
       bits.resize(bits.size() + 16, 0);
       chunk->chunk->field_offsets->push_back(extra);
-      c.path = Join(e.path, "instruction_bitstreams");
+      c.path = JoinPath(e.path, "instruction_bitstreams");
       return true;
     }
     return Decline(c, "no field offset to repeat");
@@ -897,14 +894,14 @@ bool WithParameters(Ctx& c, const std::function<bool(Target&, Exe&)>& mutate) {
 bool ParametersAlign(Ctx& c) {
   return WithParameters(c, [&](Target&, Exe& e) {
     c.options.layout.parameters_offset = 4;
-    c.path = Join(e.path, "parameters");
+    c.path = JoinPath(e.path, "parameters");
     return true;
   });
 }
 bool ParametersPageAlign(Ctx& c) {
   return WithParameters(c, [&](Target&, Exe& e) {
     c.options.layout.parameters_offset = 8;
-    c.path = Join(e.path, "parameters");
+    c.path = JoinPath(e.path, "parameters");
     return true;
   });
 }
@@ -921,7 +918,7 @@ bool ParametersLength(Ctx& c) {
         continue;
       d->size_in_bytes = *d->size_in_bytes + 1;
       e.exe->parameters->push_back(0);
-      c.path = Join(e.path, "parameters");
+      c.path = JoinPath(e.path, "parameters");
       return true;
     }
     return Decline(c, "no descriptor streams the parameters' last byte");
@@ -964,7 +961,7 @@ bool HintsNotDeterministic(Ctx& c) {
   return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
     if (!e.exe->dma_hints) return Decline(c, "the executable has no hints");
     e.exe->dma_hints->fully_deterministic = false;
-    c.path = Join(e.path, "dma_hints");
+    c.path = JoinPath(e.path, "dma_hints");
     return true;
   });
 }
@@ -1051,7 +1048,7 @@ bool HintsDirection(Ctx& c) {
     Vec<DmaHint>* hints = HintsOf(e);
     if (hints == nullptr || hints->empty()) return Decline(c, "the executable has no hints");
     (*hints)[0].direction = kOutfeed;
-    c.path = Join(e.path, "dma_hints.hints[0].direction");
+    c.path = JoinPath(e.path, "dma_hints.hints[0].direction");
     return true;
   });
 }
@@ -1062,7 +1059,7 @@ bool HintsGrammar(Ctx& c) {
     if (hints == nullptr || hints->size() < 2) return Decline(c, "too few hints");
     const DmaHint first = hints->front();
     hints->insert(hints->end() - 1, first);
-    c.path = Join(e.path, "dma_hints.hints");
+    c.path = JoinPath(e.path, "dma_hints.hints");
     return true;
   });
 }
@@ -1078,7 +1075,7 @@ bool HintsCoverage(Ctx& c) {
           d->size_in_bytes.value_or(0) < 2)
         continue;
       d->size_in_bytes = *d->size_in_bytes - 1;
-      c.path = Join(e.path, "dma_hints.hints");
+      c.path = JoinPath(e.path, "dma_hints.hints");
       return true;
     }
     return Decline(c, "no output descriptor");

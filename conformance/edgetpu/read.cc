@@ -2,6 +2,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include "conformance/flatbuffer_read.h"
+
 #include "conformance/edgetpu/flex_map.h"
 #include "validators/edgetpu/schema/executable_generated.h"
 #include "validators/edgetpu/schema/tflite_generated.h"
@@ -29,26 +31,9 @@ Opt<bool> BoolField(const Table* table, flatbuffers::voffset_t field) {
   return *value != 0;
 }
 
-Opt<std::string> ReadString(const flatbuffers::String* s) {
-  if (s == nullptr) return std::nullopt;
-  return s->str();
-}
-
-template <typename T>
-Opt<Vec<T>> ReadScalars(const flatbuffers::Vector<T>* v) {
-  if (v == nullptr) return std::nullopt;
-  return Vec<T>(v->begin(), v->end());
-}
-
-template <typename T, typename F>
-auto ReadTables(const flatbuffers::Vector<flatbuffers::Offset<T>>* v, F read_one)
-    -> Opt<Vec<decltype(read_one(static_cast<const T*>(nullptr)))>> {
-  if (v == nullptr) return std::nullopt;
-  Vec<decltype(read_one(static_cast<const T*>(nullptr)))> out;
-  out.reserve(v->size());
-  for (const T* t : *v) out.push_back(read_one(t));
-  return out;
-}
+using conformance::ReadScalars;
+using conformance::ReadString;
+using conformance::ReadTables;
 
 ByteView BytesOf(const flatbuffers::Vector<uint8_t>* v) { return {v->data(), v->size()}; }
 

@@ -4,6 +4,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include "conformance/flatbuffer_read.h"
+
 #include "validators/core/checked.h"
 #include "validators/core/text.h"
 #include "validators/pte/schema/flat_tensor_generated.h"
@@ -39,30 +41,9 @@ std::optional<ExtendedHeader> ReadExtendedHeader(ByteView bytes) {
   return header;
 }
 
-Opt<std::string> ReadString(const flatbuffers::String* s) {
-  if (s == nullptr) return std::nullopt;
-  return s->str();
-}
-
-template <typename T, typename Out = T>
-Opt<Vec<Out>> ReadScalars(const flatbuffers::Vector<T>* v) {
-  if (v == nullptr) return std::nullopt;
-  Vec<Out> out;
-  out.reserve(v->size());
-  for (auto x : *v) out.push_back(static_cast<Out>(x));
-  return out;
-}
-
-// Reads a vector of tables with `read_one`, keeping absent as nullopt.
-template <typename T, typename F>
-auto ReadTables(const flatbuffers::Vector<flatbuffers::Offset<T>>* v, F read_one)
-    -> Opt<Vec<decltype(read_one(static_cast<const T*>(nullptr)))>> {
-  if (v == nullptr) return std::nullopt;
-  Vec<decltype(read_one(static_cast<const T*>(nullptr)))> out;
-  out.reserve(v->size());
-  for (const T* t : *v) out.push_back(read_one(t));
-  return out;
-}
+using conformance::ReadScalars;
+using conformance::ReadString;
+using conformance::ReadTables;
 
 Tensor ReadTensor(const fb::Tensor* t) {
   Tensor out;

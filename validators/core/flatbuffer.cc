@@ -9,13 +9,13 @@ namespace {
 
 constexpr uint64_t kMaxOffset = std::numeric_limits<flatbuffers::uoffset_t>::max();
 
+}  // namespace
+
 std::string JoinPath(std::string_view outer, std::string_view inner) {
   if (outer.empty()) return std::string(inner);
   if (inner.empty()) return std::string(outer);
   return Str(outer, inner.front() == '[' ? "" : ".", inner);
 }
-
-}  // namespace
 
 Location FlatbufferRegion::At(std::optional<uint64_t> inner, std::optional<uint64_t> length,
                               std::string_view inner_path) const {

@@ -23,6 +23,10 @@
 
 namespace accelcheck {
 
+// An object path and a path inside it: "a.b" from "a" and "b", "a[2]" from
+// "a" and "[2]", either side empty giving the other.
+std::string JoinPath(std::string_view outer, std::string_view inner);
+
 // A flatbuffer inside a file: its bytes, where they start in the file, and the
 // object path of the buffer in its container ("" for a file that is one
 // buffer). Offsets inside the buffer become file offsets through it, and

@@ -15,10 +15,6 @@ namespace {
 using flatbuffers::Verifier;
 using Locator = FlatbufferLocator;
 
-std::string Join(const std::string& path, std::string_view field) {
-  return path.empty() ? std::string(field) : Str(path, ".", field);
-}
-
 // A union's type field lies inside the buffer: VerifyTableStart checks the
 // vtable, not where its fields point, and the type is read to pick the member.
 bool UnionTypeInside(const Locator& loc, const void* table, flatbuffers::voffset_t vt) {
@@ -30,14 +26,14 @@ bool UnionTypeInside(const Locator& loc, const void* table, flatbuffers::voffset
 void LocateMeta(Locator& loc, const dwn::Meta* meta, const std::string& path) {
   bool ok = false;
   if (!loc.Start(meta)) return (void)loc.Leaf(meta, path);
-  loc.VectorField<char>(meta, dwn::Meta::VT_NAME, Join(path, "name"), &ok);
+  loc.VectorField<char>(meta, dwn::Meta::VT_NAME, JoinPath(path, "name"), &ok);
   if (ok) loc.Leaf(meta, path);
 }
 
 void LocateFieldOffset(Locator& loc, const dwn::FieldOffset* field, const std::string& path) {
   if (!loc.Start(field)) return (void)loc.Leaf(field, path);
   if (!loc.SubTable<dwn::Meta>(
-          field, dwn::FieldOffset::VT_META, Join(path, "meta"),
+          field, dwn::FieldOffset::VT_META, JoinPath(path, "meta"),
           [&](const dwn::Meta* m, const std::string& p) { LocateMeta(loc, m, p); }))
     return;
   loc.Leaf(field, path);
@@ -47,9 +43,9 @@ void LocateBitstream(Locator& loc, const dwn::InstructionBitstream* chunk,
                      const std::string& path) {
   using B = dwn::InstructionBitstream;
   if (!loc.Start(chunk)) return (void)loc.Leaf(chunk, path);
-  if (!loc.ScalarVector<uint8_t>(chunk, B::VT_BITSTREAM, Join(path, "bitstream")) ||
+  if (!loc.ScalarVector<uint8_t>(chunk, B::VT_BITSTREAM, JoinPath(path, "bitstream")) ||
       !loc.TableVector<dwn::FieldOffset>(
-          chunk, B::VT_FIELD_OFFSETS, Join(path, "field_offsets"),
+          chunk, B::VT_FIELD_OFFSETS, JoinPath(path, "field_offsets"),
           [&](const dwn::FieldOffset* f, const std::string& p) { LocateFieldOffset(loc, f, p); }))
     return;
   loc.Leaf(chunk, path);
@@ -60,21 +56,21 @@ void LocateHint(Locator& loc, const dwn::DmaHint* hint, const std::string& path)
       !loc.OffsetField(hint, dwn::DmaHint::VT_ANY_HINT) || hint->any_hint() == nullptr)
     return (void)loc.Leaf(hint, path);
   if (const auto* descriptor = hint->any_hint_as_DmaDescriptorHint()) {
-    if (!loc.Start(descriptor)) return (void)loc.Leaf(descriptor, Join(path, "any_hint"));
+    if (!loc.Start(descriptor)) return (void)loc.Leaf(descriptor, JoinPath(path, "any_hint"));
     if (!loc.SubTable<dwn::Meta>(
-            descriptor, dwn::DmaDescriptorHint::VT_META, Join(path, "any_hint.meta"),
+            descriptor, dwn::DmaDescriptorHint::VT_META, JoinPath(path, "any_hint.meta"),
             [&](const dwn::Meta* m, const std::string& p) { LocateMeta(loc, m, p); }))
       return;
   }
-  loc.Leaf(hint->any_hint(), Join(path, "any_hint"));
+  loc.Leaf(hint->any_hint(), JoinPath(path, "any_hint"));
 }
 
 void LocateOutputLayer(Locator& loc, const dwn::OutputLayer* output, const std::string& path) {
   using O = dwn::OutputLayer;
   if (!loc.Start(output)) return (void)loc.Leaf(output, path);
-  if (!loc.SubTable<dwn::OutputLayout>(output, O::VT_LAYOUT, Join(path, "layout"),
+  if (!loc.SubTable<dwn::OutputLayout>(output, O::VT_LAYOUT, JoinPath(path, "layout"),
                                        loc.LeafOf<dwn::OutputLayout>()) ||
-      !loc.SubTable<dwn::OutputShapeInfo>(output, O::VT_SHAPE_INFO, Join(path, "shape_info"),
+      !loc.SubTable<dwn::OutputShapeInfo>(output, O::VT_SHAPE_INFO, JoinPath(path, "shape_info"),
                                           loc.LeafOf<dwn::OutputShapeInfo>()))
     return;
   loc.Leaf(output, path);
@@ -84,17 +80,17 @@ void LocateLayer(Locator& loc, const dwn::Layer* layer, const std::string& path)
   using L = dwn::Layer;
   bool ok = false;
   if (!loc.Start(layer)) return (void)loc.Leaf(layer, path);
-  loc.VectorField<char>(layer, L::VT_NAME, Join(path, "name"), &ok);
+  loc.VectorField<char>(layer, L::VT_NAME, JoinPath(path, "name"), &ok);
   if (!ok ||
-      !loc.SubTable<dwn::NumericsConstants>(layer, L::VT_NUMERICS, Join(path, "numerics"),
+      !loc.SubTable<dwn::NumericsConstants>(layer, L::VT_NUMERICS, JoinPath(path, "numerics"),
                                             loc.LeafOf<dwn::NumericsConstants>()) ||
-      !loc.SubTable<dwn::TensorShape>(layer, L::VT_SHAPE, Join(path, "shape"),
+      !loc.SubTable<dwn::TensorShape>(layer, L::VT_SHAPE, JoinPath(path, "shape"),
                                       loc.LeafOf<dwn::TensorShape>()) ||
       !UnionTypeInside(loc, layer, L::VT_ANY_LAYER_TYPE) ||
       !loc.OffsetField(layer, L::VT_ANY_LAYER))
     return (void)loc.Leaf(layer, path);
   if (const auto* output = layer->any_layer_as_OutputLayer()) {
-    if (!loc.Whole(output)) return LocateOutputLayer(loc, output, Join(path, "any_layer"));
+    if (!loc.Whole(output)) return LocateOutputLayer(loc, output, JoinPath(path, "any_layer"));
   }
   loc.Leaf(layer, path);
 }
@@ -117,7 +113,7 @@ void LocateExecutable(Locator& loc, const dwn::Executable* exe) {
           [&](const dwn::DmaHints* h, const std::string& p) {
             if (!loc.Start(h)) return (void)loc.Leaf(h, p);
             if (!loc.TableVector<dwn::DmaHint>(
-                    h, dwn::DmaHints::VT_HINTS, Join(p, "hints"),
+                    h, dwn::DmaHints::VT_HINTS, JoinPath(p, "hints"),
                     [&](const dwn::DmaHint* d, const std::string& q) { LocateHint(loc, d, q); }))
               return;
             loc.Leaf(h, p);
@@ -328,7 +324,7 @@ std::optional<PackageView> DecodePackage(ByteView bytes, uint64_t file_offset, s
     return std::nullopt;
   }
   view.multi_buffer = NestedIn(view.buffer, multi->data(), multi->size(),
-                               Join(path, "serialized_multi_executable"));
+                               JoinPath(path, "serialized_multi_executable"));
   if (!VerifyMultiBuffer(view.multi_buffer, limits, sink)) return std::nullopt;
   view.multi = flatbuffers::GetRoot<dwn::MultiExecutable>(view.multi_buffer.region.bytes.data());
   const auto* strings = view.multi->serialized_executables();
@@ -344,7 +340,7 @@ std::optional<PackageView> DecodePackage(ByteView bytes, uint64_t file_offset, s
     const flatbuffers::String* s = strings->Get(i);
     ExecutableView exe{i,
                        NestedIn(view.multi_buffer, reinterpret_cast<const uint8_t*>(s->data()),
-                                s->size(), Join(path, Str("executables[", i, "]"))),
+                                s->size(), JoinPath(path, Str("executables[", i, "]"))),
                        nullptr};
     if (!VerifyExecutableBuffer(exe.buffer, limits, sink)) continue;
     exe.executable = flatbuffers::GetRoot<dwn::Executable>(exe.buffer.region.bytes.data());

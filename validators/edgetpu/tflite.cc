@@ -16,10 +16,6 @@ namespace {
 using flatbuffers::Verifier;
 using Locator = FlatbufferLocator;
 
-std::string Join(const std::string& path, std::string_view field) {
-  return path.empty() ? std::string(field) : Str(path, ".", field);
-}
-
 void LocateTensor(Locator& loc, const tfl::Tensor* tensor, const std::string& path) {
   if (!loc.Start(tensor)) {
     loc.Leaf(tensor, path);
@@ -27,10 +23,10 @@ void LocateTensor(Locator& loc, const tfl::Tensor* tensor, const std::string& pa
   }
   using T = tfl::Tensor;
   bool ok = false;
-  loc.VectorField<char>(tensor, T::VT_NAME, Join(path, "name"), &ok);
-  if (!ok || !loc.ScalarVector<int32_t>(tensor, T::VT_SHAPE, Join(path, "shape")) ||
+  loc.VectorField<char>(tensor, T::VT_NAME, JoinPath(path, "name"), &ok);
+  if (!ok || !loc.ScalarVector<int32_t>(tensor, T::VT_SHAPE, JoinPath(path, "shape")) ||
       !loc.SubTable<tfl::QuantizationParameters>(tensor, T::VT_QUANTIZATION,
-                                                 Join(path, "quantization"),
+                                                 JoinPath(path, "quantization"),
                                                  loc.LeafOf<tfl::QuantizationParameters>())) {
     return;
   }
@@ -43,14 +39,14 @@ void LocateOperator(Locator& loc, const tfl::Operator* op, const std::string& pa
     return;
   }
   using O = tfl::Operator;
-  if (!loc.ScalarVector<int32_t>(op, O::VT_INPUTS, Join(path, "inputs")) ||
-      !loc.ScalarVector<int32_t>(op, O::VT_OUTPUTS, Join(path, "outputs")) ||
-      !loc.SubTable<tfl::Opaque>(op, O::VT_BUILTIN_OPTIONS, Join(path, "builtin_options"),
+  if (!loc.ScalarVector<int32_t>(op, O::VT_INPUTS, JoinPath(path, "inputs")) ||
+      !loc.ScalarVector<int32_t>(op, O::VT_OUTPUTS, JoinPath(path, "outputs")) ||
+      !loc.SubTable<tfl::Opaque>(op, O::VT_BUILTIN_OPTIONS, JoinPath(path, "builtin_options"),
                                  loc.LeafOf<tfl::Opaque>()) ||
-      !loc.ScalarVector<uint8_t>(op, O::VT_CUSTOM_OPTIONS, Join(path, "custom_options")) ||
+      !loc.ScalarVector<uint8_t>(op, O::VT_CUSTOM_OPTIONS, JoinPath(path, "custom_options")) ||
       !loc.ScalarVector<uint8_t>(op, O::VT_MUTATING_VARIABLE_INPUTS,
-                                 Join(path, "mutating_variable_inputs")) ||
-      !loc.ScalarVector<int32_t>(op, O::VT_INTERMEDIATES, Join(path, "intermediates"))) {
+                                 JoinPath(path, "mutating_variable_inputs")) ||
+      !loc.ScalarVector<int32_t>(op, O::VT_INTERMEDIATES, JoinPath(path, "intermediates"))) {
     return;
   }
   loc.Leaf(op, path);
@@ -64,16 +60,16 @@ void LocateSubGraph(Locator& loc, const tfl::SubGraph* graph, const std::string&
   using G = tfl::SubGraph;
   bool ok = false;
   if (!loc.TableVector<tfl::Tensor>(
-          graph, G::VT_TENSORS, Join(path, "tensors"),
+          graph, G::VT_TENSORS, JoinPath(path, "tensors"),
           [&](const tfl::Tensor* t, const std::string& p) { LocateTensor(loc, t, p); }) ||
-      !loc.ScalarVector<int32_t>(graph, G::VT_INPUTS, Join(path, "inputs")) ||
-      !loc.ScalarVector<int32_t>(graph, G::VT_OUTPUTS, Join(path, "outputs")) ||
+      !loc.ScalarVector<int32_t>(graph, G::VT_INPUTS, JoinPath(path, "inputs")) ||
+      !loc.ScalarVector<int32_t>(graph, G::VT_OUTPUTS, JoinPath(path, "outputs")) ||
       !loc.TableVector<tfl::Operator>(
-          graph, G::VT_OPERATORS, Join(path, "operators"),
+          graph, G::VT_OPERATORS, JoinPath(path, "operators"),
           [&](const tfl::Operator* o, const std::string& p) { LocateOperator(loc, o, p); })) {
     return;
   }
-  loc.VectorField<char>(graph, G::VT_NAME, Join(path, "name"), &ok);
+  loc.VectorField<char>(graph, G::VT_NAME, JoinPath(path, "name"), &ok);
   if (ok) loc.Leaf(graph, path);
 }
 
@@ -149,14 +145,14 @@ void LocateCustomOptions(const FlatbufferRegion& file, EdgetpuOp& op, Diagnostic
   const tfl::Operator& o = *op.op;
   if (o.custom_options_format() != 0) {
     sink.Report(rules::kCustomOptionsFormat,
-                file.AtObject(&o, Join(op.path, "custom_options_format")),
+                file.AtObject(&o, JoinPath(op.path, "custom_options_format")),
                 Str("custom_options_format is ", o.custom_options_format(),
                     ", not 0 (FLEXBUFFERS), the only format the runtime reads"));
   }
   if (const auto* options = o.custom_options(); options != nullptr && options->size() != 0) {
     op.options_offset = file.OffsetOf(options->Data());
     op.custom_options = file.bytes.subspan(op.options_offset, options->size());
-    op.options_path = Join(op.path, "custom_options");
+    op.options_path = JoinPath(op.path, "custom_options");
     return;
   }
   const uint64_t offset = o.large_custom_options_offset();
@@ -164,14 +160,14 @@ void LocateCustomOptions(const FlatbufferRegion& file, EdgetpuOp& op, Diagnostic
   if (o.custom_options() == nullptr && offset > 1) {
     if (size == 0 || !RangeWithin(offset, size, file.bytes.size())) {
       sink.Report(rules::kLargeCustomOptions,
-                  file.AtObject(&o, Join(op.path, "large_custom_options_offset")),
+                  file.AtObject(&o, JoinPath(op.path, "large_custom_options_offset")),
                   Str("large custom options of ", size, " bytes at ", Hex(offset),
                       " do not lie inside the ", file.bytes.size(), "-byte file"));
       return;
     }
     op.options_offset = offset;
     op.custom_options = file.bytes.subspan(offset, size);
-    op.options_path = Join(op.path, "large_custom_options");
+    op.options_path = JoinPath(op.path, "large_custom_options");
     return;
   }
   sink.Report(rules::kCustomOptionsMissing, file.AtObject(&o, op.path),
@@ -215,7 +211,7 @@ std::vector<EdgetpuOp> FindEdgetpuOps(ByteView file, const tfl::Model& model,
       const std::string path = Str("subgraphs[", g, "].operators[", i, "]");
       // An absent opcode_index reads as 0, as in the interpreter.
       if (o->opcode_index() >= code_count) {
-        sink.Report(rules::kOpcodeIndex, region.AtObject(o, Join(path, "opcode_index")),
+        sink.Report(rules::kOpcodeIndex, region.AtObject(o, JoinPath(path, "opcode_index")),
                     Str("opcode_index ", o->opcode_index(),
                         " names no operator code (the model has ", code_count, ")"));
         continue;

@@ -13,15 +13,8 @@ namespace {
 using Type = dwn::ExecutableType;
 
 std::string TypeText(Type type) {
-  switch (type) {
-    case Type::STAND_ALONE:
-      return "STAND_ALONE";
-    case Type::PARAMETER_CACHING:
-      return "PARAMETER_CACHING";
-    case Type::EXECUTION_ONLY:
-      return "EXECUTION_ONLY";
-  }
-  return Str("type ", static_cast<int>(type));
+  const char* name = dwn::EnumNameExecutableType(type);
+  return *name != '\0' ? std::string(name) : Str("type ", static_cast<int>(type));
 }
 
 bool KnownType(Type type) {

@@ -46,25 +46,8 @@ std::string TfliteTypeText(int8_t type) {
 }
 
 std::string DataTypeText(dwn::DataType type) {
-  switch (type) {
-    case dwn::DataType::FIXED_POINT8:
-      return "FIXED_POINT8";
-    case dwn::DataType::FIXED_POINT16:
-      return "FIXED_POINT16";
-    case dwn::DataType::SIGNED_FIXED_POINT32:
-      return "SIGNED_FIXED_POINT32";
-    case dwn::DataType::BFLOAT:
-      return "BFLOAT";
-    case dwn::DataType::HALF:
-      return "HALF";
-    case dwn::DataType::SINGLE:
-      return "SINGLE";
-    case dwn::DataType::SIGNED_FIXED_POINT8:
-      return "SIGNED_FIXED_POINT8";
-    case dwn::DataType::SIGNED_FIXED_POINT16:
-      return "SIGNED_FIXED_POINT16";
-  }
-  return Str("data_type ", static_cast<int>(type));
+  const char* name = dwn::EnumNameDataType(type);
+  return *name != '\0' ? std::string(name) : Str("data_type ", static_cast<int>(type));
 }
 
 // The TFLite type §1.5 pairs with a DataType; nothing for BFLOAT, which the

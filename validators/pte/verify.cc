@@ -22,17 +22,13 @@ using flatbuffers::Verifier;
 
 using Locator = FlatbufferLocator;
 
-std::string Join(const std::string& path, std::string_view field) {
-  return path.empty() ? std::string(field) : Str(path, ".", field);
-}
-
 void LocateInstruction(Locator& loc, const fb::Instruction* instruction, const std::string& path) {
   if (!loc.Start(instruction) || !loc.OffsetField(instruction, fb::Instruction::VT_INSTR_ARGS)) {
     loc.Leaf(instruction, path);
     return;
   }
   loc.Leaf(instruction->instr_args() ? instruction->instr_args() : instruction,
-           instruction->instr_args() ? Join(path, "instr_args") : path);
+           instruction->instr_args() ? JoinPath(path, "instr_args") : path);
 }
 
 void LocateChain(Locator& loc, const fb::Chain* chain, const std::string& path) {
@@ -41,12 +37,12 @@ void LocateChain(Locator& loc, const fb::Chain* chain, const std::string& path) 
     return;
   }
   using C = fb::Chain;
-  if (!loc.ScalarVector<int32_t>(chain, C::VT_INPUTS, Join(path, "inputs")) ||
-      !loc.ScalarVector<int32_t>(chain, C::VT_OUTPUTS, Join(path, "outputs")) ||
+  if (!loc.ScalarVector<int32_t>(chain, C::VT_INPUTS, JoinPath(path, "inputs")) ||
+      !loc.ScalarVector<int32_t>(chain, C::VT_OUTPUTS, JoinPath(path, "outputs")) ||
       !loc.TableVector<fb::Instruction>(
-          chain, C::VT_INSTRUCTIONS, Join(path, "instructions"),
+          chain, C::VT_INSTRUCTIONS, JoinPath(path, "instructions"),
           [&](const fb::Instruction* i, const std::string& p) { LocateInstruction(loc, i, p); }) ||
-      !loc.TableVector<fb::FrameList>(chain, C::VT_STACKTRACE, Join(path, "stacktrace"),
+      !loc.TableVector<fb::FrameList>(chain, C::VT_STACKTRACE, JoinPath(path, "stacktrace"),
                                       loc.LeafOf<fb::FrameList>())) {
     return;
   }
@@ -58,7 +54,7 @@ void LocateValue(Locator& loc, const fb::EValue* value, const std::string& path)
     loc.Leaf(value, path);
     return;
   }
-  loc.Leaf(value->val(), Join(path, "val"));
+  loc.Leaf(value->val(), JoinPath(path, "val"));
 }
 
 void LocatePlan(Locator& loc, const fb::ExecutionPlan* plan, const std::string& path) {
@@ -68,27 +64,27 @@ void LocatePlan(Locator& loc, const fb::ExecutionPlan* plan, const std::string& 
   }
   using P = fb::ExecutionPlan;
   bool ok = false;
-  loc.VectorField<char>(plan, P::VT_NAME, Join(path, "name"), &ok);
+  loc.VectorField<char>(plan, P::VT_NAME, JoinPath(path, "name"), &ok);
   if (!ok ||
       !loc.SubTable<fb::ContainerMetadata>(plan, P::VT_CONTAINER_META_TYPE,
-                                           Join(path, "container_meta_type"),
+                                           JoinPath(path, "container_meta_type"),
                                            loc.LeafOf<fb::ContainerMetadata>()) ||
       !loc.TableVector<fb::EValue>(
-          plan, P::VT_VALUES, Join(path, "values"),
+          plan, P::VT_VALUES, JoinPath(path, "values"),
           [&](const fb::EValue* v, const std::string& p) { LocateValue(loc, v, p); }) ||
-      !loc.ScalarVector<int32_t>(plan, P::VT_INPUTS, Join(path, "inputs")) ||
-      !loc.ScalarVector<int32_t>(plan, P::VT_OUTPUTS, Join(path, "outputs")) ||
+      !loc.ScalarVector<int32_t>(plan, P::VT_INPUTS, JoinPath(path, "inputs")) ||
+      !loc.ScalarVector<int32_t>(plan, P::VT_OUTPUTS, JoinPath(path, "outputs")) ||
       !loc.TableVector<fb::Chain>(
-          plan, P::VT_CHAINS, Join(path, "chains"),
+          plan, P::VT_CHAINS, JoinPath(path, "chains"),
           [&](const fb::Chain* c, const std::string& p) { LocateChain(loc, c, p); }) ||
-      !loc.TableVector<fb::Operator>(plan, P::VT_OPERATORS, Join(path, "operators"),
+      !loc.TableVector<fb::Operator>(plan, P::VT_OPERATORS, JoinPath(path, "operators"),
                                      loc.LeafOf<fb::Operator>()) ||
-      !loc.TableVector<fb::BackendDelegate>(plan, P::VT_DELEGATES, Join(path, "delegates"),
+      !loc.TableVector<fb::BackendDelegate>(plan, P::VT_DELEGATES, JoinPath(path, "delegates"),
                                             loc.LeafOf<fb::BackendDelegate>()) ||
       !loc.ScalarVector<int64_t>(plan, P::VT_NON_CONST_BUFFER_SIZES,
-                                 Join(path, "non_const_buffer_sizes")) ||
+                                 JoinPath(path, "non_const_buffer_sizes")) ||
       !loc.TableVector<fb::NonConstBufferDevice>(plan, P::VT_NON_CONST_BUFFER_DEVICE,
-                                                 Join(path, "non_const_buffer_device"),
+                                                 JoinPath(path, "non_const_buffer_device"),
                                                  loc.LeafOf<fb::NonConstBufferDevice>())) {
     return;
   }
