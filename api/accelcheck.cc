@@ -3,6 +3,8 @@
 // plain structs of accelcheck/accelcheck.h.
 #include "accelcheck/accelcheck.h"
 
+#include <algorithm>
+
 #include "tools/accelcheck/registry.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
@@ -36,6 +38,30 @@ Limits LimitsOf(const Options& options) {
   if (options.max_tables) limits.max_tables = *options.max_tables;
   if (options.time_budget_ms) limits.time_budget_ms = *options.time_budget_ms;
   return limits;
+}
+
+// The targets `options` sets, each checked against its row of targets.def;
+// nothing, with `error`, for a value out of range.
+std::optional<Targets> TargetsOf(const Options& options, std::string* error) {
+  struct Given {
+    std::string_view field;  // in Options
+    uint64_t Targets::*target;
+    const std::optional<uint64_t>& value;
+  };
+  const Given given[] = {{"edgetpu_runtime", &Targets::edgetpu_runtime, options.edgetpu_runtime}};
+  Targets targets;
+  for (const Given& g : given) {
+    if (!g.value) continue;
+    const auto info = std::find_if(AllTargets().begin(), AllTargets().end(),
+                                   [&](const TargetInfo& t) { return t.field == g.target; });
+    if (*g.value < info->min_value || *g.value > info->max_value) {
+      *error = Str("Options::", g.field, " is ", *g.value, ", not from ", info->min_value, " to ",
+                   info->max_value);
+      return std::nullopt;
+    }
+    targets.*g.target = *g.value;
+  }
+  return targets;
 }
 
 accelcheck::Profile ProfileOf(const Options& options) {
@@ -96,9 +122,13 @@ Result Validate(std::span<const uint8_t> bytes, const Options& options) {
     }
     forced = &entry->validator;
   }
+  std::string target_error;
+  const std::optional<Targets> targets = TargetsOf(options, &target_error);
+  if (!targets) return UsageError(std::move(target_error));
   MemoryFiles files;
   ValidateContext context;
   context.limits = LimitsOf(options);
+  context.targets = *targets;
   context.path = options.name;
   context.files = &files;
   for (const File& companion : options.companions) {

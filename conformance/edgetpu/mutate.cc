@@ -597,7 +597,8 @@ bool ExecutableVerify(Ctx& c) {
     auto* multi = std::get_if<MultiExecutable>(&*t.package->multi_executable);
     if (multi == nullptr || !multi->executables || multi->executables->empty())
       return Decline(c, "no executables in model form");
-    (*multi->executables)[0] = Nested<Executable>(Vec<uint8_t>(16, 0xff));
+    // A whole page, as the compiler writes executables (EDG-87).
+    (*multi->executables)[0] = Nested<Executable>(Vec<uint8_t>(4096, 0xff));
     c.path = JoinPath(t.package_path, "executables[0]");
     return true;
   });
@@ -1428,6 +1429,50 @@ bool LayoutShapeInfo(Ctx& c) {
   });
 }
 
+// I. Package conventions ------------------------------------------------------
+
+// A Package table too large for the first page pushes the multi-executable
+// to the second: its executables keep whole pages of the package.
+bool ConventionMultiPage(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    t.package->model_identifier = std::string(4200, 'm');
+    c.path = JoinPath(t.package_path, "serialized_multi_executable");
+    return true;
+  });
+}
+bool ConventionExecutablePage(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    c.options.layout.executable_tail = 8;
+    c.path = JoinPath(t.package_path, "serialized_multi_executable.serialized_executables");
+    return true;
+  });
+}
+bool ConventionPairOrder(Ctx& c) {
+  return WithExe(c, kParameterCaching, [&](Target& t, Exe&) {
+    c.options.layout.last_executable_first = false;
+    c.path = JoinPath(t.package_path, "serialized_multi_executable.serialized_executables");
+    return true;
+  });
+}
+bool ConventionPackageExtent(Ctx& c) {
+  return WithPackage(c, [&](Target& t) {
+    c.options.layout.package_tail = 4096;
+    c.path = t.package_path;
+    return true;
+  });
+}
+// Parameters in the EXECUTION_ONLY executable that no hint streams; the
+// hints then no longer move every byte, which they say.
+bool ConventionEoParameters(Ctx& c) {
+  return WithExe(c, kExecutionOnly, [&](Target&, Exe& e) {
+    if (!e.exe->dma_hints) return Decline(c, "the executable has no hints");
+    e.exe->parameters = Vec<uint8_t>(64, 0x5a);
+    e.exe->dma_hints->fully_deterministic = false;
+    c.path = JoinPath(e.path, "parameters");
+    return true;
+  });
+}
+
 // ---------------------------------------------------------------------------
 
 struct Mutation {
@@ -1478,8 +1523,9 @@ const std::vector<Mutation>& Mutations() {
       {&kSignature, Signature},
       {&kCompilerVersion, CompilerVersion},
       {&kExecutableVerify, ExecutableVerify},
-      // Parameters are 4096-aligned inside their executable: they move with it.
-      {&kExecutableAlign, ExecutableAlign, {&kParametersAlign}},
+      // Parameters are 4096-aligned inside their executable: they move with it;
+      // and what is not 8-aligned is not 4096-aligned either (EDG-87).
+      {&kExecutableAlign, ExecutableAlign, {&kParametersAlign, &kConventionExecutablePage}},
       // Two vector entries on one string are the same executable twice.
       {&kExecutableOverlap, ExecutableOverlap, {&kDuplicateType}},
       {&kExecutableName, ExecutableName},
@@ -1553,6 +1599,11 @@ const std::vector<Mutation>& Mutations() {
       {&kLayoutInjective, LayoutInjective},
       {&kLayoutRuntimeStride, LayoutRuntimeStride},
       {&kLayoutShapeInfo, LayoutShapeInfo},
+      {&kConventionMultiPage, ConventionMultiPage},
+      {&kConventionExecutablePage, ConventionExecutablePage},
+      {&kConventionPairOrder, ConventionPairOrder},
+      {&kConventionPackageExtent, ConventionPackageExtent},
+      {&kConventionEoParameters, ConventionEoParameters, {&kHintsNotDeterministic}},
   };
   return kMutations;
 }

@@ -407,8 +407,9 @@ std::vector<uint8_t> SerializeMultiExecutable(const model::MultiExecutable& mult
     // The first string written lands last in memory.
     for (size_t k = 0; k < n; ++k) {
       const size_t i = layout.last_executable_first ? k : n - 1 - k;
-      const std::vector<uint8_t> bytes =
+      std::vector<uint8_t> bytes =
           NestedBytes((*multi.executables)[i], layout, &SerializeExecutable);
+      bytes.resize(bytes.size() + layout.executable_tail, 0);
       // Pad so that the string's data, followed by its NUL, ends where the
       // alignment needs it to start: the executable starts aligned.
       b.PreAlign(bytes.size() + 1 + layout.executable_offset, layout.executable_alignment);
@@ -450,7 +451,9 @@ std::vector<uint8_t> SerializePackage(const model::Package& p, const PackageLayo
   t.add_serialized_multi_executable(multi);
   if (p.min_runtime_version) t.add_min_runtime_version(*p.min_runtime_version);
   b.Finish(t.Finish(), pd::PackageIdentifier());
-  return Finished(b);
+  std::vector<uint8_t> bytes = Finished(b);
+  bytes.resize(bytes.size() + layout.package_tail, 0);
+  return bytes;
 }
 
 std::vector<uint8_t> SerializeFlexMap(const model::FlexMap& map, const PackageLayout& layout) {

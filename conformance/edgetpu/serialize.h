@@ -31,6 +31,10 @@ struct PackageLayout {
   // 4 (the alignment of a vector's length) below the alignment otherwise.
   uint32_t executable_offset = 0;
   uint32_t parameters_offset = 0;
+  // Zero bytes after each executable's flatbuffer, inside its string, and
+  // after the package's: 0 in compiler output (EDG-87, EDG-88).
+  uint32_t executable_tail = 0;
+  uint32_t package_tail = 0;
 };
 
 struct SerializeOptions {

@@ -104,6 +104,26 @@ TEST(Api, LimitHitHasNoVerdict) {
   EXPECT_EQ(limit->category, Category::kLimit);
 }
 
+// The Edge TPU runtime a package must load on: the pair bases need 14.
+TEST(Api, TargetRuntimeDecidesTheVerdict) {
+  const conformance::Provider* edgetpu = nullptr;
+  for (const conformance::Provider* provider : accelcheck::Providers()) {
+    if (provider->format() == "edgetpu") edgetpu = provider;
+  }
+  ASSERT_NE(edgetpu, nullptr);
+  const conformance::Base base = edgetpu->Bases()[1];  // cached_1d
+  EXPECT_EQ(Validate(base.files[0].bytes, {}).outcome, Outcome::kConforms);
+  const Result old = Validate(base.files[0].bytes, {.edgetpu_runtime = 13});
+  EXPECT_EQ(old.outcome, Outcome::kErrors);
+  const Diagnostic* gate = Find(old, "edgetpu.package.runtime_too_new");
+  ASSERT_NE(gate, nullptr) << ::testing::PrintToString(RulesOf(old));
+  EXPECT_NE(gate->message.find("edgetpu_compiler -m 13"), std::string::npos) << gate->message;
+  const Result bad = Validate(base.files[0].bytes, {.edgetpu_runtime = 9});
+  EXPECT_EQ(bad.outcome, Outcome::kUsage);
+  EXPECT_NE(bad.usage_error.find("Options::edgetpu_runtime is 9"), std::string::npos)
+      << bad.usage_error;
+}
+
 // The files a base names and its companions, as the interface takes them.
 std::vector<File> CompanionsOf(const conformance::Base& base) {
   std::vector<File> files;

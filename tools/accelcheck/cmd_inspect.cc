@@ -32,6 +32,8 @@ const CommandSpec& InspectSpec() {
     };
     const std::vector<Flag> limits = LimitFlags();
     flags.insert(flags.end(), limits.begin(), limits.end());
+    const std::vector<Flag> targets = TargetFlags();
+    flags.insert(flags.end(), targets.begin(), targets.end());
     return CommandSpec{
         "inspect", "print the decoded structure of FILE as JSON with byte offsets",
         "usage: accelcheck inspect [options] FILE|-\n"
@@ -100,6 +102,7 @@ ExitCode RunInspect(const Args& args) {
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one input file");
   ValidateContext context;
   if (!ApplyLimitFlags(*parsed, &context.limits, &error)) return UsageError(spec, error);
+  if (!ApplyTargetFlags(*parsed, &context.targets, &error)) return UsageError(spec, error);
   const FormatEntry* forced = nullptr;
   if (auto id = parsed->Get("format")) {
     forced = FindFormat(*id);

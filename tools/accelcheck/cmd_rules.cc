@@ -11,6 +11,7 @@
 #include "validators/core/core_rules.h"
 #include "validators/core/limits.h"
 #include "validators/core/report.h"
+#include "validators/core/targets.h"
 #include "validators/core/text.h"
 
 namespace accelcheck::cli {
@@ -71,6 +72,11 @@ std::string TextRules(const std::vector<Section>& sections, bool with_limits) {
       out += Str("  ", FlagSpelling(limit), "  default ", limit.default_value, " ", limit.unit,
                  "  ", limit.help, " [", limit.rule->id, "]\n");
     }
+    out += "targets:\n";
+    for (const TargetInfo& target : AllTargets()) {
+      out += Str("  --", target.flag, " N  default ", target.default_value, " (", target.min_value,
+                 " to ", target.max_value, ")  ", target.format, ": ", target.help, "\n");
+    }
   }
   return out;
 }
@@ -126,6 +132,15 @@ std::string MarkdownRules(const std::vector<Section>& sections, bool with_limits
       out += Str("| `", FlagSpelling(limit), "` | ", limit.default_value, " | ", limit.unit, " | `",
                  limit.rule->id, "` | ", Cell(limit.help), " |\n");
     }
+    out +=
+        "\n## Targets\n\nEach target is a flag of `accelcheck validate`: what a file is checked "
+        "against, which changes the verdict, not how much is checked.\n\n";
+    out += "| flag | default | range | format | description |\n";
+    out += "|---|---|---|---|---|\n";
+    for (const TargetInfo& target : AllTargets()) {
+      out += Str("| `--", target.flag, " N` | ", target.default_value, " | ", target.min_value,
+                 " to ", target.max_value, " | ", target.format, " | ", Cell(target.help), " |\n");
+    }
   }
   return out;
 }
@@ -159,6 +174,16 @@ std::string JsonRules(const std::vector<Section>& sections, bool with_limits) {
                         {"help", limit.help}});
     }
     document["limits"] = std::move(limits);
+    Json targets = Json::array();
+    for (const TargetInfo& target : AllTargets()) {
+      targets.push_back({{"flag", Str("--", target.flag)},
+                         {"default", target.default_value},
+                         {"min", target.min_value},
+                         {"max", target.max_value},
+                         {"format", target.format},
+                         {"help", target.help}});
+    }
+    document["targets"] = std::move(targets);
   }
   return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -53,6 +53,8 @@ std::vector<Flag> ValidateFlags() {
   };
   const std::vector<Flag> limits = LimitFlags();
   flags.insert(flags.end(), limits.begin(), limits.end());
+  const std::vector<Flag> targets = TargetFlags();
+  flags.insert(flags.end(), targets.begin(), targets.end());
   return flags;
 }
 
@@ -85,6 +87,7 @@ struct ValidateOptions {
   std::optional<std::string> output_file;
   Profile profile;
   Limits limits;
+  Targets targets;
   std::vector<std::string> companions;
   std::vector<std::string> inputs;
   bool fail_on_skip = false;            // a file a directory run would skip is an error instead
@@ -167,6 +170,7 @@ std::optional<ValidateOptions> ToOptions(const ParsedArgs& parsed, std::string* 
     options.profile.max_errors = *count;
   }
   if (!ApplyLimitFlags(parsed, &options.limits, error)) return std::nullopt;
+  if (!ApplyTargetFlags(parsed, &options.targets, error)) return std::nullopt;
   options.companions = parsed.All("data");
   for (const std::string& frontend : parsed.All("frontend")) options.companions.push_back(frontend);
   options.fail_on_skip = parsed.Has("fail-on-skip");
@@ -329,14 +333,17 @@ void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateO
 
 // `inputs` are the files the run validates: a companion among them reports
 // its own problems, so the input that reads it does not list them again.
+// `shared` receives the values the file must not share with other inputs.
 FileResult CheckInput(const Input& input, const ValidateOptions& options,
-                      const std::vector<std::string>& inputs, Baseline* baseline) {
+                      const std::vector<std::string>& inputs, Baseline* baseline,
+                      std::vector<SharedValue>* shared) {
   const std::string name = DisplayName(input.path);
   FileResult result{name, "", false, DiagnosticSink(options.profile, name)};
   if (baseline != nullptr) result.sink.UseBaseline(baseline, FingerprintPath(input, options));
   result.sink.ReportedElsewhere(inputs);
   ValidateContext context;
   context.limits = options.limits;
+  context.targets = options.targets;
   context.path = input.path;
   context.companions = options.companions;
   context.deadline = Deadline(options.limits.time_budget_ms);
@@ -350,6 +357,7 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options,
   }
   result.format = std::string(format->id());
   ValidateGuarded(*format, *buffer, context, result.sink);
+  if (!result.sink.failed()) *shared = SharedValuesGuarded(*format, *buffer, context, result.sink);
   OutOfTime(context, result.sink);
   return result;
 }
@@ -364,6 +372,7 @@ std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions
     if (!task.listed) inputs.push_back(task.input.path);
   }
   std::vector<std::optional<FileResult>> done(tasks.size());
+  std::vector<std::vector<SharedValue>> shared(tasks.size());
   {
     ProgressOptions counted = ProgressFor(options.quiet);
     counted.enabled =
@@ -371,13 +380,17 @@ std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions
     Progress progress(counted, "accelcheck validate: files", tasks.size());
     ParallelFor(tasks.size(), options.jobs, [&](size_t i) {
       done[i] = tasks[i].listed ? std::move(tasks[i].listed)
-                                : CheckInput(tasks[i].input, options, inputs, baseline);
+                                : CheckInput(tasks[i].input, options, inputs, baseline, &shared[i]);
       progress.Advance();
     });
   }
   std::vector<FileResult> results;
   results.reserve(done.size());
   for (std::optional<FileResult>& result : done) results.push_back(std::move(*result));
+  std::vector<InputValues> values;
+  for (size_t i = 0; i < results.size(); ++i)
+    values.push_back({results[i].path, std::move(shared[i]), &results[i].sink});
+  ReportSharedValues(values);
   return results;
 }
 

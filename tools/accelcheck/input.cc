@@ -100,4 +100,30 @@ bool ApplyLimitFlags(const ParsedArgs& parsed, Limits* limits, std::string* erro
   return true;
 }
 
+std::vector<Flag> TargetFlags() {
+  std::vector<Flag> flags;
+  for (const TargetInfo& target : AllTargets()) {
+    flags.push_back({std::string(target.flag), true, "N",
+                     Str(target.format, ": ", target.help, " (", target.min_value, " to ",
+                         target.max_value, ", default ", target.default_value, ")")});
+  }
+  return flags;
+}
+
+bool ApplyTargetFlags(const ParsedArgs& parsed, Targets* targets, std::string* error) {
+  for (const TargetInfo& target : AllTargets()) {
+    const std::optional<std::string> text = parsed.Get(std::string(target.flag));
+    if (!text) continue;
+    std::string parse_error;
+    const std::optional<uint64_t> value = ParseCount(*text, &parse_error);
+    if (!value || *value < target.min_value || *value > target.max_value) {
+      *error = Str("--", target.flag, ": expected a number from ", target.min_value, " to ",
+                   target.max_value, ", got '", *text, "'");
+      return false;
+    }
+    targets->*target.field = *value;
+  }
+  return true;
+}
+
 }  // namespace accelcheck::cli

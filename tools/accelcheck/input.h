@@ -1,5 +1,6 @@
 // What the commands that read inputs share: reading a file or standard input
-// under the resource limits, and the limit flags generated from limits.def.
+// under the resource limits, and the limit and target flags generated from
+// limits.def and targets.def.
 #pragma once
 
 #include <optional>
@@ -11,6 +12,7 @@
 #include "validators/core/bytes.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
+#include "validators/core/targets.h"
 
 namespace accelcheck::cli {
 
@@ -35,5 +37,12 @@ void ReportRunOutOfTime(std::string_view what, const Limits& limits, DiagnosticS
 
 // Sets every limit given in `parsed`; false (with `error`) on a bad value.
 bool ApplyLimitFlags(const ParsedArgs& parsed, Limits* limits, std::string* error);
+
+// One "--<flag> N" per row of targets.def, with its format, range and default.
+std::vector<Flag> TargetFlags();
+
+// Sets every target given in `parsed`; false (with `error`) on a value that
+// is not a number in the target's range.
+bool ApplyTargetFlags(const ParsedArgs& parsed, Targets* targets, std::string* error);
 
 }  // namespace accelcheck::cli

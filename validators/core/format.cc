@@ -1,6 +1,7 @@
 #include "validators/core/format.h"
 
 #include <exception>
+#include <map>
 #include <new>
 
 #include "validators/core/core_rules.h"
@@ -26,6 +27,40 @@ void ValidateGuarded(const Format& format, const InputBuffer& input, const Valid
     sink.Report(core_rules::kInternalError, {}, "out of memory while checking the file");
   } catch (const std::exception& e) {
     sink.Report(core_rules::kInternalError, {}, Str("unexpected exception: ", e.what()));
+  }
+}
+
+std::vector<SharedValue> SharedValuesGuarded(const Format& format, const InputBuffer& input,
+                                             const ValidateContext& context, DiagnosticSink& sink) {
+  try {
+    return format.SharedValues(input, context);
+  } catch (const std::bad_alloc&) {
+    sink.Report(core_rules::kInternalError, {}, "out of memory while reading the file's values");
+  } catch (const std::exception& e) {
+    sink.Report(core_rules::kInternalError, {}, Str("unexpected exception: ", e.what()));
+  }
+  return {};
+}
+
+void ReportSharedValues(std::span<const InputValues> inputs) {
+  std::map<std::string, std::vector<size_t>> holders;  // value -> inputs, in run order
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (const SharedValue& value : inputs[i].values) {
+      std::vector<size_t>& list = holders[value.name];
+      if (list.empty() || list.back() != i) list.push_back(i);
+    }
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (const SharedValue& value : inputs[i].values) {
+      const std::vector<size_t>& list = holders[value.name];
+      if (list.size() < 2) continue;
+      std::string others;
+      for (size_t k : list) {
+        if (k != i) others += Str(others.empty() ? "" : ", ", inputs[k].name);
+      }
+      inputs[i].sink->Report(core_rules::kSharedValue, value.location,
+                             Str(value.name, " is also in ", others, ": ", value.meaning));
+    }
   }
 }
 

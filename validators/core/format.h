@@ -2,6 +2,7 @@
 // the formats.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,12 +14,14 @@
 #include "validators/core/file_source.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
+#include "validators/core/targets.h"
 
 namespace accelcheck {
 
 // What one validation run of one file may use besides its bytes.
 struct ValidateContext {
   Limits limits;
+  Targets targets;
   // The input's path, for companion-file lookup. Empty for bytes held in
   // memory: then no file is looked up beside the input, only companions.
   std::string path;
@@ -36,6 +39,14 @@ struct ValidateContext {
   std::optional<InputBuffer> ReadFile(const std::string& file, std::string* error) const {
     return files->Read(file, limits.max_file_size, error);
   }
+};
+
+// A value of a file that only files made together hold (an Edge TPU
+// parameter-caching token): the run notes inputs that share one.
+struct SharedValue {
+  std::string name;  // "parameter_caching_token 0x6cb1..."
+  Location location;
+  std::string meaning;  // what sharing it does, for the message
 };
 
 class Format {
@@ -63,7 +74,28 @@ class Format {
   // companion of the wrong kind (docs/ARCHITECTURE.md "Companions").
   virtual bool TakesCompanion(const std::string& path, ByteView bytes) const = 0;
   virtual std::string_view companion_kinds() const = 0;  // "a .ptd (named data)"
+  // The values of a file that validates which inputs validated with it must
+  // not share unless they were made together; none for most formats. Never
+  // reports: what stands in the way of reading them, Validate has reported.
+  virtual std::vector<SharedValue> SharedValues(const InputBuffer&, const ValidateContext&) const {
+    return {};
+  }
 };
+
+// format.SharedValues, with a failure inside it reported as core.internal.
+std::vector<SharedValue> SharedValuesGuarded(const Format& format, const InputBuffer& input,
+                                             const ValidateContext& context, DiagnosticSink& sink);
+
+// One input of a run with the values it holds and the sink of its report.
+struct InputValues {
+  std::string name;
+  std::vector<SharedValue> values;
+  DiagnosticSink* sink = nullptr;
+};
+
+// Reports core.inputs.shared_value in each input that holds a value another
+// input holds too, naming the others.
+void ReportSharedValues(std::span<const InputValues> inputs);
 
 // Looks a rule up by id in the core table and `format`'s table: the rules a
 // validation of `format` can report.

@@ -2,7 +2,9 @@
 // inspection (docs/formats/edgetpu.md).
 #include "validators/edgetpu/edgetpu_format.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "validators/core/phases.h"
@@ -19,15 +21,15 @@ namespace accelcheck::edgetpu {
 
 namespace {
 
-// Decode -> executables, bitstreams, parameters, hints, layers and layouts,
-// each pass group only on what the one before found sound
+// Decode -> executables, bitstreams, parameters, hints, layers, layouts and
+// conventions, each pass group only on what the one before found sound
 // (docs/ARCHITECTURE.md "Phases"); the layout pass skips by itself the
 // layers G reports. The decoded package, for the operator's checks, when
 // every pass ran.
 std::optional<PackageView> ValidatePackage(ByteView bytes, uint64_t file_offset,
                                            const std::string& path, const ValidateContext& context,
                                            DiagnosticSink& sink) {
-  auto view = DecodePackage(bytes, file_offset, path, context.limits, sink);
+  auto view = DecodePackage(bytes, file_offset, path, context, sink);
   if (!view || OutOfTime(context, sink)) return std::nullopt;
   ValidateExecutableSet(*view, sink);
   ValidateBitstreams(*view, sink);
@@ -38,6 +40,7 @@ std::optional<PackageView> ValidatePackage(ByteView bytes, uint64_t file_offset,
     OutOfTime(context, sink);
     return std::nullopt;
   }
+  ValidateConventions(*view, sink);
   return view;
 }
 
@@ -45,29 +48,51 @@ std::optional<PackageView> ValidatePackage(ByteView bytes, uint64_t file_offset,
 // (docs/formats/edgetpu.md §2).
 bool IsPackage(ByteView bytes) { return HasBytesAt(bytes, 4, "DWN1"); }
 
-// model -> Edge TPU operators -> per operator: custom options -> package
-// (docs/ARCHITECTURE.md "Phases").
-void ValidateModel(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
-  if (!VerifyModel(file, context.limits, sink)) return;
-  const tfl::Model& model = *tfl::GetModel(file.data());
-  const uint64_t before = sink.blocking_count();
-  const std::vector<EdgetpuOp> ops = FindEdgetpuOps(file, model, sink);
+void ValidateFile(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
   const FlatbufferRegion region{file, 0, ""};
-  if (ops.empty() && sink.blocking_count() == before) {
+  const bool has_ops = ForEachPackage(
+      file, context, sink,
+      [&](const PackageBytes& p) {
+        return ValidatePackage(p.bytes, p.file_offset, p.path, context, sink);
+      },
+      [&](const EdgetpuOp* op, const PackageView& view) {
+        // The operator's tensors against the package's main executable
+        // (EDG-11 to EDG-16); a bare package has no operator to check.
+        if (op != nullptr) ValidateOperatorIo(region, *op, view, sink);
+      });
+  if (!has_ops) {
     sink.Report(rules::kNoEdgetpuOp, Location{},
                 Str("no operator has the custom code ", kCustomOpName,
                     ": the model runs on the CPU only (compile it with edgetpu_compiler)"));
   }
-  for (const EdgetpuOp& op : ops) {
-    if (OutOfTime(context, sink)) return;
-    const auto package = ReadCustomOptions(op, sink);
-    if (!package) continue;
-    const auto view =
-        ValidatePackage(package->bytes, package->file_offset, package->path, context, sink);
-    // The operator's tensors against the package's main executable
-    // (EDG-11 to EDG-16); a bare package has no operator to check.
-    if (view && !OutOfTime(context, sink)) ValidateOperatorIo(region, op, *view, sink);
-  }
+}
+
+// EDG-90: the parameter-caching tokens of a file's packages, each once; 0
+// (no caching) is no token.
+std::vector<SharedValue> CacheTokens(ByteView file, const ValidateContext& context) {
+  DiagnosticSink quiet(Profile{}, "");
+  std::vector<SharedValue> tokens;
+  ForEachPackage(
+      file, context, quiet,
+      [&](const PackageBytes& p) {
+        return DecodePackage(p.bytes, p.file_offset, p.path, context, quiet);
+      },
+      [&](const EdgetpuOp*, const PackageView& view) {
+        for (const ExecutableView& exe : view.executables) {
+          const uint64_t token = exe.executable->parameter_caching_token();
+          std::string name = Str("parameter_caching_token ", Hex(token));
+          const bool seen = std::any_of(tokens.begin(), tokens.end(),
+                                        [&](const SharedValue& v) { return v.name == name; });
+          if (token == 0 || seen) continue;
+          tokens.push_back(
+              {std::move(name),
+               exe.buffer.region.AtObject(exe.executable, "parameter_caching_token"),
+               "the compiler gives files compiled together one token, so that their parameters "
+               "share the Edge TPU's cache; files compiled apart with one token make the runtime "
+               "take one's cached parameters for the other's"});
+        }
+      });
+  return tokens;
 }
 
 class EdgetpuFormatImpl final : public Format {
@@ -91,11 +116,12 @@ class EdgetpuFormatImpl final : public Format {
 
   void Validate(const InputBuffer& input, const ValidateContext& context,
                 DiagnosticSink& sink) const override {
-    if (IsPackage(input.bytes())) {
-      ValidatePackage(input.bytes(), 0, "", context, sink);
-    } else {
-      ValidateModel(input.bytes(), context, sink);
-    }
+    ValidateFile(input.bytes(), context, sink);
+  }
+
+  std::vector<SharedValue> SharedValues(const InputBuffer& input,
+                                        const ValidateContext& context) const override {
+    return CacheTokens(input.bytes(), context);
   }
 
   nlohmann::json Inspect(const InputBuffer& input, const ValidateContext& context,
@@ -106,6 +132,26 @@ class EdgetpuFormatImpl final : public Format {
 };
 
 }  // namespace
+
+bool ForEachPackage(ByteView file, const ValidateContext& context, DiagnosticSink& sink,
+                    const DecodePackageFn& decode, const VisitPackageFn& visit) {
+  if (IsPackage(file)) {
+    if (const auto view = decode({file, 0, ""})) visit(nullptr, *view);
+    return true;
+  }
+  if (!VerifyModel(file, context.limits, sink)) return true;
+  const tfl::Model& model = *tfl::GetModel(file.data());
+  const uint64_t before = sink.blocking_count();
+  const std::vector<EdgetpuOp> ops = FindEdgetpuOps(file, model, sink);
+  for (const EdgetpuOp& op : ops) {
+    if (OutOfTime(context, sink)) return true;
+    const auto package = ReadCustomOptions(op, sink);
+    if (!package) continue;
+    const auto view = decode(*package);
+    if (view && !OutOfTime(context, sink)) visit(&op, *view);
+  }
+  return !ops.empty() || sink.blocking_count() != before;
+}
 
 const Format& EdgetpuFormat() {
   static const EdgetpuFormatImpl kFormat;

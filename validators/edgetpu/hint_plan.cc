@@ -1,6 +1,7 @@
 // The driver's hint walk (docs/formats/edgetpu.md §6.2).
 #include "validators/edgetpu/hint_plan.h"
 
+#include <algorithm>
 #include <map>
 
 namespace accelcheck::edgetpu {
@@ -157,6 +158,22 @@ HintPlan PlanHints(const dwn::Executable& exe) {
   // §6.2: ordering of what the hints leave out is enforced by a global fence.
   if (!walk.plan.fully_deterministic) walk.plan.transfers.push_back(Transfer{});
   return std::move(walk.plan);
+}
+
+Sweep SweepRanges(ByteRanges ranges, int64_t size) {
+  std::sort(ranges.begin(), ranges.end());
+  Sweep out;
+  int64_t covered = 0;  // [0, covered) is covered so far
+  for (auto [offset, end] : ranges) {
+    offset = std::clamp<int64_t>(offset, 0, size);
+    end = std::clamp<int64_t>(end, 0, size);
+    if (end <= offset) continue;
+    if (offset > covered) out.gaps.emplace_back(covered, offset);
+    if (offset < covered) out.overlaps.emplace_back(offset, std::min(end, covered));
+    covered = std::max(covered, end);
+  }
+  if (covered < size) out.gaps.emplace_back(covered, size);
+  return out;
 }
 
 }  // namespace accelcheck::edgetpu

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "validators/edgetpu/package.h"
@@ -79,5 +80,16 @@ struct HintPlan {
 // deterministic; the driver also appends it when it does not overlap
 // requests, which is a property of the driver, not of the file.
 HintPlan PlanHints(const dwn::Executable& exe);
+
+// [offset, end) ranges of one buffer.
+using ByteRanges = std::vector<std::pair<int64_t, int64_t>>;
+
+// What a set of transfers leaves of a buffer of `size` bytes: the ranges
+// never covered, and those covered more than once, each sorted and clipped
+// to [0, size). O(n log n) in the number of ranges, whatever the sizes.
+struct Sweep {
+  ByteRanges gaps, overlaps;
+};
+Sweep SweepRanges(ByteRanges ranges, int64_t size);
 
 }  // namespace accelcheck::edgetpu

@@ -224,8 +224,7 @@ nlohmann::json InspectModel(ByteView file, const ValidateContext& context, Diagn
           {"@offset", op.options_offset}, {"length", op.custom_options.size()}, {"keys", Keys(op)}};
     }
     if (const auto bytes = ReadCustomOptions(op, sink)) {
-      const auto view =
-          DecodePackage(bytes->bytes, bytes->file_offset, bytes->path, context.limits, sink);
+      const auto view = DecodePackage(bytes->bytes, bytes->file_offset, bytes->path, context, sink);
       item["package"] = view ? Package(*view) : json(nullptr);
     }
     out["edgetpu_ops"].push_back(std::move(item));
@@ -235,7 +234,7 @@ nlohmann::json InspectModel(ByteView file, const ValidateContext& context, Diagn
 
 nlohmann::json InspectPackage(ByteView package, const ValidateContext& context,
                               DiagnosticSink& sink) {
-  const auto view = DecodePackage(package, 0, "", context.limits, sink);
+  const auto view = DecodePackage(package, 0, "", context, sink);
   if (!view) return nullptr;
   return json{{"format", "edgetpu"}, {"package", Package(*view)}};
 }

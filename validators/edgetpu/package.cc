@@ -173,16 +173,19 @@ void CheckIdentifier(const NestedBuffer& buffer, DiagnosticSink& sink) {
 }
 
 // EDG-19 to EDG-21: the version gate comes first, so that a future format
-// change is refused by an older runtime before anything else is read.
-void CheckRuntimeAndChip(const NestedBuffer& buffer, const dwn::Package& package,
+// change is refused by an older runtime before anything else is read. The
+// runtime is the newest one unless --edgetpu-runtime names an older (§1).
+void CheckRuntimeAndChip(const NestedBuffer& buffer, const dwn::Package& package, uint64_t runtime,
                          DiagnosticSink& sink) {
   const int32_t version = package.min_runtime_version();
   const Location at = buffer.region.AtObject(&package, "min_runtime_version");
-  if (version > kCurrentRuntimeVersion) {
+  if (version > 0 && static_cast<uint64_t>(version) > runtime) {
     sink.Report(rules::kRuntimeTooNew, at,
-                Str("the package requires runtime version ", version,
-                    ", newer than the newest runtime (", kCurrentRuntimeVersion,
-                    "); recompile with edgetpu_compiler -m ", kCurrentRuntimeVersion));
+                Str("the package requires runtime version ", version, ", newer than ",
+                    runtime == kCurrentRuntimeVersion
+                        ? Str("the newest runtime (", runtime, ")")
+                        : Str("the target runtime ", runtime, " (--edgetpu-runtime)"),
+                    "; recompile with edgetpu_compiler -m ", runtime));
   } else if (version < kMinValidRuntimeVersion) {
     sink.Report(rules::kRuntimeTooOld, at,
                 Str("min_runtime_version is ", version, ", below the oldest valid version ",
@@ -305,13 +308,14 @@ NestedBuffer::NestedBuffer(ByteView bytes, uint64_t file_offset, std::string pat
 }
 
 std::optional<PackageView> DecodePackage(ByteView bytes, uint64_t file_offset, std::string path,
-                                         const Limits& limits, DiagnosticSink& sink) {
+                                         const ValidateContext& context, DiagnosticSink& sink) {
+  const Limits& limits = context.limits;
   PackageView view;
   view.buffer = NestedBuffer(bytes, file_offset, path);
   CheckIdentifier(view.buffer, sink);
   if (!VerifyPackageBuffer(view.buffer, limits, sink)) return std::nullopt;
   view.package = flatbuffers::GetRoot<dwn::Package>(view.buffer.region.bytes.data());
-  CheckRuntimeAndChip(view.buffer, *view.package, sink);
+  CheckRuntimeAndChip(view.buffer, *view.package, context.targets.edgetpu_runtime, sink);
   CheckSignatureAndCompiler(view.buffer, *view.package, sink);
 
   const auto* multi = view.package->serialized_multi_executable();

@@ -12,7 +12,7 @@
 
 #include "validators/core/bytes.h"
 #include "validators/core/flatbuffer.h"
-#include "validators/core/limits.h"
+#include "validators/core/format.h"
 #include "validators/core/sink.h"
 #include "validators/edgetpu/schema/executable_generated.h"
 
@@ -52,15 +52,17 @@ struct PackageView {
 };
 
 // The runtime versions of docs/formats/edgetpu.md §1: the oldest a package
-// may ask for, and the newest runtime.
+// may ask for, and the newest runtime (the default of --edgetpu-runtime).
 inline constexpr int32_t kMinValidRuntimeVersion = 10;
 inline constexpr int32_t kCurrentRuntimeVersion = 14;
+static_assert(Targets{}.edgetpu_runtime == kCurrentRuntimeVersion);
 
 // Verifies the package `bytes` found at `file_offset` (object path `path`)
 // and everything nested in it, in the runtime's order, with the package-level
 // rules that decide whether the runtime reads on (EDG-17 to EDG-27, EDG-92,
-// EDG-93). Nothing when the Package or MultiExecutable fails to verify.
+// EDG-93), under the context's limits and for its target runtime. Nothing
+// when the Package or MultiExecutable fails to verify.
 std::optional<PackageView> DecodePackage(ByteView bytes, uint64_t file_offset, std::string path,
-                                         const Limits& limits, DiagnosticSink& sink);
+                                         const ValidateContext& context, DiagnosticSink& sink);
 
 }  // namespace accelcheck::edgetpu

@@ -1,4 +1,4 @@
-// The passes over a decoded package (docs/formats/edgetpu.md §4 C to H),
+// The passes over a decoded package (docs/formats/edgetpu.md §4 C to I),
 // each reporting every problem of its area.
 #pragma once
 
@@ -30,6 +30,10 @@ void ValidateLayers(const PackageView& view, DiagnosticSink& sink);
 // H: the output layouts and shape_info, and how the runtime copies outputs
 // (EDG-77, EDG-79 to EDG-85, EDG-95). False when `deadline` expired first.
 bool ValidateLayouts(const PackageView& view, const Deadline& deadline, DiagnosticSink& sink);
+
+// I: the compiler's conventions for where a package's parts lie (EDG-86 to
+// EDG-89).
+void ValidateConventions(const PackageView& view, DiagnosticSink& sink);
 
 // A: the operator's tensors against the main executable's layers (EDG-11 to
 // EDG-16, §2.7); `file` is the TFLite model the operator belongs to.

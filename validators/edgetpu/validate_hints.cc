@@ -372,30 +372,7 @@ void CheckOutputGrammar(const Hints& hints, const std::vector<Transfer>& transfe
   }
 }
 
-// Sorted intervals of one buffer, clipped to [0, size): what is never
-// covered, and what is covered more than once. Work is O(n log n) in the
-// number of hints, whatever the sizes.
-struct Sweep {
-  std::vector<std::pair<int64_t, int64_t>> gaps, overlaps;
-};
-
-Sweep SweepIntervals(std::vector<std::pair<int64_t, int64_t>> ranges, int64_t size) {
-  std::sort(ranges.begin(), ranges.end());
-  Sweep out;
-  int64_t covered = 0;  // [0, covered) is covered so far
-  for (auto [offset, end] : ranges) {
-    offset = std::clamp<int64_t>(offset, 0, size);
-    end = std::clamp<int64_t>(end, 0, size);
-    if (end <= offset) continue;
-    if (offset > covered) out.gaps.emplace_back(covered, offset);
-    if (offset < covered) out.overlaps.emplace_back(offset, std::min(end, covered));
-    covered = std::max(covered, end);
-  }
-  if (covered < size) out.gaps.emplace_back(covered, size);
-  return out;
-}
-
-std::string RangesText(const std::vector<std::pair<int64_t, int64_t>>& ranges) {
+std::string RangesText(const ByteRanges& ranges) {
   std::string text;
   for (size_t k = 0; k < ranges.size() && k < kListedRanges; ++k) {
     text += Str(k == 0 ? "" : ", ", Range(ranges[k].first, ranges[k].second));
@@ -410,7 +387,7 @@ std::string RangesText(const std::vector<std::pair<int64_t, int64_t>>& ranges) {
 void CheckCoverage(const Hints& hints, const std::vector<Transfer>& transfers,
                    DiagnosticSink& sink) {
   using Key = std::tuple<Kind, std::string_view, int32_t>;
-  std::map<Key, std::vector<std::pair<int64_t, int64_t>>> ranges;
+  std::map<Key, ByteRanges> ranges;
   for (const Transfer& t : transfers) {
     if (t.kind == Kind::kInput || t.kind == Kind::kOutput) {
       ranges[{t.kind, t.layer_name, t.batch}].emplace_back(t.offset, t.end);
@@ -449,7 +426,7 @@ void CheckCoverage(const Hints& hints, const std::vector<Transfer>& transfers,
         t.batch = std::get<2>(it->first);
         note_unmoved_before(t.batch);
         next = t.batch + 1;
-        const Sweep sweep = SweepIntervals(it->second, *bytes);
+        const Sweep sweep = SweepRanges(it->second, *bytes);
         if (!sweep.gaps.empty()) {
           report(Str("the hints leave bytes ", RangesText(sweep.gaps), " of ", LayerText(t), " (",
                      *bytes, " bytes) unmoved"));
@@ -469,9 +446,8 @@ void CheckCoverage(const Hints& hints, const std::vector<Transfer>& transfers,
   const auto* parameters = exe.parameters();
   const int64_t parameter_bytes = parameters == nullptr ? 0 : int64_t{parameters->size()};
   const auto found = ranges.find({Kind::kParameter, {}, 0});
-  const Sweep sweep = SweepIntervals(
-      found == ranges.end() ? std::vector<std::pair<int64_t, int64_t>>{} : found->second,
-      parameter_bytes);
+  const Sweep sweep =
+      SweepRanges(found == ranges.end() ? ByteRanges{} : found->second, parameter_bytes);
   if (!sweep.gaps.empty()) {
     report(Str("the hints never stream parameter bytes ", RangesText(sweep.gaps), " of ",
                parameter_bytes));

@@ -59,6 +59,10 @@ struct Options {
   std::optional<uint64_t> max_depth = {};
   std::optional<uint64_t> max_tables = {};
   std::optional<uint64_t> time_budget_ms = {};
+  // What the file is checked against; unset, the defaults of `accelcheck
+  // validate`. The Edge TPU runtime version a package must load on (10 or
+  // more; `--edgetpu-runtime`): one that needs a newer runtime is an error.
+  std::optional<uint64_t> edgetpu_runtime = {};
 };
 
 struct Diagnostic {

@@ -348,7 +348,7 @@ TEST(EdgetpuBases, OneChangeOneFinding) {
   EXPECT_EQ(Findings(Serialize(moved), true), Rules{"edgetpu.bitstream.convention"});
 
   SerializeOptions layout;
-  layout.layout.parameters_alignment = 64;
+  layout.layout.parameters_offset = 64;
   EXPECT_EQ(Findings(Serialize(bases[0].file, layout), true),
             Rules{"edgetpu.parameters.page_align"});
 }

@@ -50,8 +50,8 @@ class RealFile {
     for (const EdgetpuOp& op : FindEdgetpuOps(file, *tfl::GetModel(file.data()), sink)) {
       const auto package = ReadCustomOptions(op, sink);
       if (!package) continue;
-      auto view =
-          DecodePackage(package->bytes, package->file_offset, package->path, Limits{}, sink);
+      auto view = DecodePackage(package->bytes, package->file_offset, package->path,
+                                ValidateContext{}, sink);
       if (view) view_ = std::make_unique<PackageView>(std::move(*view));
       break;
     }

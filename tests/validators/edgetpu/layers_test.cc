@@ -74,7 +74,8 @@ std::unique_ptr<Real> Open(const fs::path& path) {
   if (ops.size() != 1) return nullptr;
   const auto package = ReadCustomOptions(ops[0], sink);
   if (!package) return nullptr;
-  auto view = DecodePackage(package->bytes, package->file_offset, package->path, Limits{}, sink);
+  auto view =
+      DecodePackage(package->bytes, package->file_offset, package->path, ValidateContext{}, sink);
   if (!view) return nullptr;
   real->view = std::move(*view);
   return real;
