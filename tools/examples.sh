@@ -3,7 +3,8 @@
 # conformance/pte/recipes/ and validates the programs; writes a Gemini network
 # with the reference scheduler, validates it against its frontend IR, simulates
 # it and runs it (tiled against untiled, tensors at their L2 addresses); then
-# generates the conformance suite of every format and checks it.
+# generates the conformance suite of every format and checks it, and runs the
+# Edge TPU driver's host work on its valid Edge TPU models.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/build.sh
@@ -24,3 +25,15 @@ echo "wrote $out/gemini/net.svg and net.simulation.json"
 
 "$accelcheck" conformance --generate "$out/suite" >/dev/null
 "$accelcheck" conformance "$out/suite" | tail -1
+
+# The valid Edge TPU models of the suite, validated together (distinct cache
+# tokens: no note), linked, their hints replayed, one output re-laid out.
+mkdir -p "$out/edgetpu"
+"$accelcheck" validate "$out"/suite/edgetpu/valid_*
+tiled="$out/suite/edgetpu/valid_tiled_layout.tflite"
+"$accelcheck" run "$tiled" --output-dir "$out/edgetpu/linked" -q >"$out/edgetpu/link.json"
+"$accelcheck" run "$tiled" --mode dma -q >"$out/edgetpu/dma.json"
+head -c 1280 /dev/zero >"$out/edgetpu/features.device.bin"
+"$accelcheck" run "$tiled" --mode relayout --input features="$out/edgetpu/features.device.bin" \
+  --output-dir "$out/edgetpu" -q >/dev/null
+echo "wrote $out/edgetpu: linked bitstreams, link.json, dma.json, features.npy"

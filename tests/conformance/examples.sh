@@ -3,7 +3,9 @@
 # the build under test: generate every recipe (a recipe with EXTERNAL tensors
 # also writes its .ptd), check that every .ptd has its program, and validate
 # the directory (each .pte with the .ptd next to it); then write a Gemini
-# network, validate it against its frontend IR, simulate and run it.
+# network, validate it against its frontend IR, simulate and run it; then
+# the Edge TPU part: the suite's valid models validated together, linked,
+# replayed and one output re-laid out.
 set -eu
 accelcheck=$1 recipes=$2 out=$3
 rm -rf "$out" && mkdir -p "$out"
@@ -25,3 +27,17 @@ mkdir -p "$gemini"
 test -s "$gemini/net.svg"
 "$accelcheck" run "$gemini/net.json" --frontend "$gemini/net.frontend.json" --l2-addressed |
   grep -q '"tiled_equals_untiled": true'
+
+edgetpu="$out/edgetpu"
+"$accelcheck" conformance --generate "$out/suite" >/dev/null
+mkdir -p "$edgetpu"
+"$accelcheck" validate "$out"/suite/edgetpu/valid_* >"$edgetpu/validate.txt"
+if grep -q shared_value "$edgetpu/validate.txt"; then exit 1; fi
+tiled="$out/suite/edgetpu/valid_tiled_layout.tflite"
+"$accelcheck" run "$tiled" --output-dir "$edgetpu/linked" -q | grep -q '"patches"'
+ls "$edgetpu"/linked/package0.execution_only.chunk0.bin >/dev/null
+"$accelcheck" run "$tiled" --mode dma -q | grep -q '"findings": \[\]'
+head -c 1280 /dev/zero >"$edgetpu/features.device.bin"
+"$accelcheck" run "$tiled" --mode relayout --input features="$edgetpu/features.device.bin" \
+  --output-dir "$edgetpu" -q >/dev/null
+test -s "$edgetpu/features.npy"

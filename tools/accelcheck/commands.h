@@ -61,7 +61,9 @@ ExitCode RunGenerateGemini(const Args& args);  // cmd_generate_gemini.cc: genera
 ExitCode RunSimulateGemini(const Args& args);  // cmd_simulate_gemini.cc
 ExitCode RunGemini(const Args& args);          // cmd_run_gemini.cc: run on a Gemini IR
 ExitCode RunTensil(const Args& args);          // cmd_run_tensil.cc: run on a Tensil model
-ExitCode RunPte(const Args& args);             // cmd_run_pte.cc: run an ExecuTorch program
+ExitCode RunPte(const Args& args);
+ExitCode RunEdgetpu(const Args& args);         // cmd_run_edgetpu.cc: link, replay, re-layout //
+                                               // cmd_run_pte.cc: run an ExecuTorch program
 ExitCode RunAssembleTensil(const Args& args);  // cmd_assemble_tensil.cc
 
 }  // namespace accelcheck::cli

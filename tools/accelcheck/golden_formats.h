@@ -6,8 +6,9 @@
 
 namespace accelcheck::golden {
 
-const GoldenFormat& TensilGolden();  // golden_tensil.cc
-const GoldenFormat& GeminiGolden();  // golden_gemini.cc
-const GoldenFormat& PteGolden();     // golden_pte.cc
+const GoldenFormat& TensilGolden();   // golden_tensil.cc
+const GoldenFormat& GeminiGolden();   // golden_gemini.cc
+const GoldenFormat& PteGolden();      // golden_pte.cc
+const GoldenFormat& EdgetpuGolden();  // golden_edgetpu.cc
 
 }  // namespace accelcheck::golden
