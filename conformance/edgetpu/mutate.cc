@@ -1190,6 +1190,27 @@ bool LayerName(Ctx& c) {
 
 // The second output takes the first one's name, and so do the field offsets
 // that named it, so that only the layers' names collide.
+// The tensor of the Edge TPU operator named `name`, among its inputs and
+// outputs; null in a bare package or when none has the name.
+Tensor* OperatorTensor(Ctx& c, const std::string& name) {
+  auto t = FindTarget(c);
+  if (!t || t->op == nullptr || !t->tflite->subgraphs) return nullptr;
+  for (SubGraph& graph : *t->tflite->subgraphs) {
+    if (!graph.operators || !graph.tensors || graph.operators->empty() ||
+        t->op < graph.operators->data() ||
+        t->op >= graph.operators->data() + graph.operators->size())
+      continue;
+    for (const auto* list : {&t->op->inputs, &t->op->outputs}) {
+      for (const int32_t k : list->value_or(Vec<int32_t>{})) {
+        if (k < 0 || static_cast<size_t>(k) >= graph.tensors->size()) continue;
+        Tensor& tensor = (*graph.tensors)[static_cast<size_t>(k)];
+        if (tensor.name == name) return &tensor;
+      }
+    }
+  }
+  return nullptr;
+}
+
 bool LayerDuplicateName(Ctx& c) {
   return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
     auto& layers = e.exe->output_layers;
@@ -1198,6 +1219,8 @@ bool LayerDuplicateName(Ctx& c) {
     const std::string old_name = *(*layers)[1].name;
     const std::string new_name = *(*layers)[0].name;
     (*layers)[1].name = new_name;
+    // The tensor follows its layer, as a compiler would name it (EDG-16).
+    if (Tensor* tensor = OperatorTensor(c, old_name)) tensor->name = new_name;
     if (!e.exe->instruction_bitstreams) return Decline(c, "the executable has no bitstream");
     for (InstructionBitstream& chunk : *e.exe->instruction_bitstreams) {
       if (!chunk.field_offsets) continue;
@@ -1321,6 +1344,9 @@ bool LayerExecutionCount(Ctx& c) {
       d->size_in_bytes = 2 * size;
     }
     at.layer->execution_count_per_inference = 2;
+    // The tensor holds both executions (EDG-14).
+    Tensor* tensor = OperatorTensor(c, *at.layer->name);
+    if (tensor != nullptr && tensor->shape && !tensor->shape->empty()) tensor->shape->front() *= 2;
     c.path = at.path + ".execution_count_per_inference";
     return true;
   });
@@ -1579,8 +1605,7 @@ const std::vector<Mutation>& Mutations() {
       {&kHintsCoverage, HintsCoverage},
       // The field offsets and DMA hints that named the layer name none.
       {&kLayerName, LayerName, {&kLinkName, &kHintsLayer}},
-      // The renamed output's tensor keeps its own name (EDG-16).
-      {&kLayerDuplicateName, LayerDuplicateName, {&kIoName}},
+      {&kLayerDuplicateName, LayerDuplicateName},
       {&kLayerOutputKind, LayerOutputKind},
       {&kLayerInputKind, LayerInputKind},
       {&kLayerDataType, LayerDataType},
@@ -1589,8 +1614,7 @@ const std::vector<Mutation>& Mutations() {
       {&kLayerSizeBytes, LayerSizeBytes},
       {&kLayerShape, LayerShape},
       {&kLayerShapeConvention, LayerShapeConvention},
-      // The output's tensor keeps the bytes of one execution (EDG-14).
-      {&kLayerExecutionCount, LayerExecutionCount, {&kIoByteSize}},
+      {&kLayerExecutionCount, LayerExecutionCount},
       {&kLayoutMissing, LayoutMissing},
       {&kLayoutLengths, LayoutLengths},
       {&kLayoutTileIndex, LayoutTileIndex},
