@@ -1,5 +1,6 @@
 #include "conformance/edgetpu/bases.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace accelcheck::edgetpu {
@@ -424,6 +425,158 @@ void DequantizeAfter(TfliteModel& m, const std::string& name) {
   }
 }
 
+// --- Packages from a spec (PackageFromSpec) ---
+
+// [0, size) as `pieces` ranges one after the other (fewer when size is
+// smaller), each (offset, end).
+std::vector<std::pair<int64_t, int64_t>> Split(int64_t size, int64_t pieces) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  const int64_t n = std::clamp<int64_t>(pieces, 1, std::max<int64_t>(size, 1));
+  for (int64_t k = 0; k < n; ++k) out.emplace_back(k * size / n, (k + 1) * size / n);
+  return out;
+}
+
+// The elements per (y, x) position of an output: z, or z padded to a
+// multiple of 4 bytes (real outputs pad 17 to 20, 1 to 4, §6.3).
+int32_t PaddedZ(const LayerSpec& s) {
+  const int32_t element = ElementSize(s.data_type).value_or(1);
+  if (!s.pad_z) return s.z;
+  return (s.z * element + 3) / 4 * 4 / element;
+}
+
+// Where each of `tiles` runs of `n` positions starts, and n at the end.
+std::vector<int32_t> RunStarts(int32_t n, int32_t tiles) {
+  std::vector<int32_t> starts;
+  for (int32_t t = 0; t <= tiles; ++t)
+    starts.push_back(static_cast<int32_t>(int64_t{t} * n / tiles));
+  return starts;
+}
+
+// A layout of y_tiles x x_tiles tiles, tile ids row-major, each tile a dense
+// block of its own rows with `zp` elements per position (§6.3). The runtime
+// derives its z stride from the first two positions (along x, or along y
+// when x_dim is 1), so those stay in one tile: a tile spans at least two of
+// them. `elements` gets the buffer's length.
+OutputLayout TiledLayout(const LayerSpec& s, int32_t zp, int64_t* elements) {
+  const int32_t tx = std::clamp(s.x_tiles, 1, std::max(1, s.x / 2));
+  const int32_t ty = std::clamp(s.y_tiles, 1, s.x == 1 ? std::max(1, s.y / 2) : s.y);
+  const std::vector<int32_t> ys = RunStarts(s.y, ty), xs = RunStarts(s.x, tx);
+  OutputLayout l;
+  l.y_coordinate_to_linear_tile_id_map = Vec<int32_t>(s.y);
+  l.y_coordinate_to_local_y_offset = Vec<int32_t>(s.y);
+  l.x_coordinate_to_linear_tile_id_map = Vec<int32_t>(s.x);
+  l.x_coordinate_to_local_byte_offset = Vec<int32_t>(s.x);
+  l.x_coordinate_to_local_y_row_size = Vec<int32_t>(s.x);
+  l.linearized_tile_byte_offset = Vec<int32_t>{};
+  int64_t offset = 0;
+  for (int32_t a = 0; a < ty; ++a) {
+    for (int32_t b = 0; b < tx; ++b) {
+      l.linearized_tile_byte_offset->push_back(static_cast<int32_t>(offset));
+      offset += int64_t{ys[a + 1] - ys[a]} * (xs[b + 1] - xs[b]) * zp;
+    }
+    for (int32_t y = ys[a]; y < ys[a + 1]; ++y) {
+      (*l.y_coordinate_to_linear_tile_id_map)[y] = a * tx;
+      (*l.y_coordinate_to_local_y_offset)[y] = y - ys[a];
+    }
+  }
+  for (int32_t b = 0; b < tx; ++b) {
+    for (int32_t x = xs[b]; x < xs[b + 1]; ++x) {
+      (*l.x_coordinate_to_linear_tile_id_map)[x] = b;
+      (*l.x_coordinate_to_local_byte_offset)[x] = (x - xs[b]) * zp;
+      (*l.x_coordinate_to_local_y_row_size)[x] = (xs[b + 1] - xs[b]) * zp;
+    }
+  }
+  *elements = offset;
+  return l;
+}
+
+Layer SpecLayer(const LayerSpec& s, bool output) {
+  const Quant q{s.zero_point, s.scale};
+  if (!output) {
+    Layer l = InputLayerOf(s.name, s.y, s.x, s.z, s.data_type, q);
+    if (s.round_size) l.size_bytes = (*l.size_bytes + 7) / 8 * 8;
+    return l;
+  }
+  int64_t elements = 0;
+  OutputLayout layout = TiledLayout(s, PaddedZ(s), &elements);
+  Layer l = OutputLayerOf(s.name, s.y, s.x, s.z, s.data_type, q, std::move(layout));
+  l.size_bytes = static_cast<int32_t>(elements * ElementSize(s.data_type).value_or(1));
+  if (!s.with_shape) l.shape = std::nullopt;
+  return l;
+}
+
+// The descriptors moving one layer whole, in `s.pieces` pieces; an input's
+// pieces start `s.halo` bytes early (EDG-68 allows input halos).
+void AddLayerTransfers(const LayerSpec& s, const Layer& l, int16_t desc, Vec<DmaHint>& hints) {
+  const int16_t direction = desc == kInputActivation ? kInfeed : kOutfeed;
+  for (auto [offset, end] : Split(*l.size_bytes, s.pieces)) {
+    if (desc == kInputActivation) offset = std::max<int64_t>(0, offset - s.halo);
+    hints.push_back(Transfer(desc, *l.name, static_cast<int32_t>(offset),
+                             static_cast<int32_t>(end - offset), direction));
+  }
+}
+
+// The bases' order (§5.2): chunk 0, parameters, inputs, scratch out and
+// back in between fences, the other chunks each followed by a fence, the
+// outputs, interrupt 0.
+Vec<DmaHint> SpecHints(const PackageSpec& spec, const Executable& e, uint32_t parameter_bytes,
+                       int32_t chunks) {
+  Vec<DmaHint> hints = {InstructionChunk(0)};
+  if (parameter_bytes > 0) {
+    for (auto [offset, end] : Split(parameter_bytes, spec.parameter_pieces)) {
+      hints.push_back(Transfer(kParameter, "", static_cast<int32_t>(offset),
+                               static_cast<int32_t>(end - offset), kInfeed));
+    }
+  }
+  for (size_t i = 0; i < spec.inputs.size(); ++i)
+    AddLayerTransfers(spec.inputs[i], (*e.input_layers)[i], kInputActivation, hints);
+  if (spec.scratch_bytes > 0) {
+    hints.push_back(Transfer(kScratch, "", 0, spec.scratch_bytes, kOutfeed));
+    hints.push_back(Fence());
+    hints.push_back(Transfer(kScratch, "", 0, spec.scratch_bytes, kInfeed));
+  }
+  for (int32_t c = 1; c < chunks; ++c) {
+    hints.push_back(InstructionChunk(c));
+    hints.push_back(Fence());
+  }
+  for (size_t i = 0; i < spec.outputs.size(); ++i)
+    AddLayerTransfers(spec.outputs[i], (*e.output_layers)[i], kOutputActivation, hints);
+  hints.push_back(Interrupt0());
+  return hints;
+}
+
+// Every address of `targets` patched `pairs` times, the patches dealt over
+// `chunks` chunks in turn.
+Vec<InstructionBitstream> SpecChunks(const std::vector<Target>& targets, int32_t pairs,
+                                     int32_t chunks, uint32_t seed) {
+  std::vector<std::vector<Target>> dealt(static_cast<size_t>(chunks));
+  size_t k = 0;
+  for (int32_t r = 0; r < pairs; ++r) {
+    for (const Target& t : targets) dealt[k++ % dealt.size()].push_back(t);
+  }
+  Vec<InstructionBitstream> out;
+  for (size_t c = 0; c < dealt.size(); ++c) {
+    // MakeChunk puts the patches of n targets in bundles 1, 3, ..., 4n - 1.
+    out.push_back(MakeChunk(4 * dealt[c].size() + 4, seed + static_cast<uint32_t>(c), dealt[c]));
+  }
+  return out;
+}
+
+Executable SpecMain(const PackageSpec& spec) {
+  const Opt<int16_t> type = spec.cached ? Opt<int16_t>(kExecutionOnly) : std::nullopt;
+  Executable e = MainOf(type, UnlessZero(spec.token), 4096);
+  for (const LayerSpec& s : spec.inputs) e.input_layers->push_back(SpecLayer(s, false));
+  for (const LayerSpec& s : spec.outputs) e.output_layers->push_back(SpecLayer(s, true));
+  const uint32_t parameter_bytes = spec.cached ? spec.main_parameter_bytes : spec.parameter_bytes;
+  e.parameters = Filler(parameter_bytes, spec.seed + 1);
+  if (spec.scratch_bytes > 0) e.scratch_size_bytes = spec.scratch_bytes;
+  const int32_t chunks = std::max(spec.chunks, 1);
+  e.instruction_bitstreams = SpecChunks(Concat(kParameterAndScratch, LayerTargets(e)),
+                                        std::max(spec.patch_pairs, 1), chunks, spec.seed + 2);
+  e.dma_hints = Hints(SpecHints(spec, e, parameter_bytes, chunks));
+  return e;
+}
+
 }  // namespace
 
 std::optional<int> ElementSize(int16_t data_type) {
@@ -567,6 +720,15 @@ std::vector<NamedBase> ExampleBases() {
   bases.push_back({"lstm_variable", WrapPackage(lstm, CompilerOptions(lstm))});
   bases.push_back({"bare_package", Pair(SimpleEo(61), 0x52a8c1e7d04f96b3, 768, 62, false)});
   return bases;
+}
+
+Package PackageFromSpec(const PackageSpec& spec) {
+  Executable main = SpecMain(spec);
+  Package p = spec.cached ? Pair(std::move(main), spec.token, spec.parameter_bytes, spec.seed + 3,
+                                 spec.pc_scratch)
+                          : PackageOf({std::move(main)}, spec.min_runtime_version);
+  p.min_runtime_version = spec.min_runtime_version;
+  return p;
 }
 
 }  // namespace accelcheck::edgetpu

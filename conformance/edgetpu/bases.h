@@ -60,4 +60,51 @@ model::TfliteModel WrapPackage(const model::Package& package, model::FlexMap opt
 // the package has none in model form.
 const model::Executable* MainExecutable(const model::Package& package);
 
+// Valid packages of any shape, built with the bases' conventions, for the
+// property tests (random shapes) and the benchmarks (large ones). One input
+// or output layer of the main executable:
+struct LayerSpec {
+  std::string name;  // unique among the inputs, and among the outputs
+  int32_t y = 1, x = 1, z = 1;
+  int16_t data_type = model::kFixedPoint8;  // one with a TFLite type (§1.5)
+  int32_t zero_point = 0;                   // the device's (offset binary, EDG-16)
+  float scale = 1;
+  int32_t pieces = 1;  // DMA descriptors that move it, one after the other
+  // Inputs: size_bytes rounded up to 8 as the compiler does (EDG-75), and
+  // the bytes each descriptor reads again of the one before (a halo, EDG-68).
+  bool round_size = false;
+  int32_t halo = 0;
+  // Outputs: the tiles along y and along x (§6.3; fewer when the layer is
+  // too small for the runtime's stride to come from the first tile), z
+  // padded to a multiple of 4 bytes per position as in real files, and a
+  // Layer.shape as newer compilers write.
+  int32_t y_tiles = 1, x_tiles = 1;
+  bool pad_z = false;
+  bool with_shape = true;
+};
+
+struct PackageSpec {
+  std::vector<LayerSpec> inputs;
+  // Regular outputs first; an output named `<input>_variable_output` writes
+  // that input back (EDG-15).
+  std::vector<LayerSpec> outputs;
+  bool cached = true;  // a PARAMETER_CACHING + EXECUTION_ONLY pair, else STAND_ALONE
+  // The parameters streamed by the PC executable (a pair) or the SA one, and
+  // those an EO executable keeps (EDG-89); multiples of 64 (EDG-55).
+  uint32_t parameter_bytes = 0;
+  uint32_t main_parameter_bytes = 0;
+  int32_t parameter_pieces = 1;  // descriptors streaming the main executable's parameters
+  int32_t scratch_bytes = 0;     // the main executable writes it out and reads it back
+  int32_t chunks = 1;            // the main executable's bitstream chunks
+  int32_t patch_pairs = 1;       // LOWER + UPPER patches per address (EDG-51)
+  bool pc_scratch = false;       // the PC executable patches scratch (2019 compilers)
+  uint64_t token = 1;            // not 0 for a pair (EDG-33)
+  int32_t min_runtime_version = 14;
+  uint32_t seed = 1;  // filler of bitstreams and parameters
+};
+
+// The package `spec` describes, which validates without a finding under
+// --strict, bare or wrapped with WrapPackage.
+model::Package PackageFromSpec(const PackageSpec& spec);
+
 }  // namespace accelcheck::edgetpu
