@@ -489,16 +489,24 @@ bool IoOutputCount(Ctx& c) {
   });
 }
 
-// The variable output moved before the regular one: names, links and hints
-// stay as they are, only the order breaks.
+// The last regular output moved after the variable ones: names, links and
+// hints stay as they are, only the order breaks. The regular outputs before
+// it keep their node outputs, and it pairs with none (EDG-15).
 bool IoVariableOutput(Ctx& c) {
+  if (!std::holds_alternative<TfliteModel>(c.file))
+    return Decline(c, "a bare package has no operator");
   return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
     auto& layers = e.exe->output_layers;
-    if (!layers || layers->size() < 2 || !layers->back().name ||
-        !layers->back().name->ends_with("_variable_output"))
+    const auto variable = [](const Layer& l) {
+      return l.name && l.name->ends_with("_variable_output");
+    };
+    if (!layers || layers->empty() || !variable(layers->back()))
       return Decline(c, "no variable output after a regular one");
-    std::rotate(layers->begin(), layers->end() - 1, layers->end());
-    c.path = Str(e.path, ".output_layers[0].name");
+    const auto last_regular = std::find_if_not(layers->rbegin(), layers->rend(), variable);
+    if (last_regular == layers->rend()) return Decline(c, "no regular output");
+    const auto from = last_regular.base() - 1;
+    c.path = Str(e.path, ".output_layers[", from - layers->begin(), "].name");
+    std::rotate(from, from + 1, layers->end());
     return true;
   });
 }
@@ -524,7 +532,10 @@ bool IoQuantization(Ctx& c) {
 // ---------------------------------------------------------------------------
 // B. The package
 
+// A bare package is one by its identifier (§2): only a model's package can
+// lose it.
 bool PackageIdentifier(Ctx& c) {
+  if (!std::holds_alternative<TfliteModel>(c.file)) return Decline(c, "a bare package");
   return WithPackage(c, [&](Target& t) {
     c.path = t.package_path;
     return PatchPackage(c, *t.package, [](Bytes& file, size_t start, size_t) {
@@ -1188,8 +1199,28 @@ bool LayerName(Ctx& c) {
   });
 }
 
-// The second output takes the first one's name, and so do the field offsets
-// that named it, so that only the layers' names collide.
+// The bytes of one batch element's output buffer.
+int64_t BufferBytes(const Layer& l) {
+  return int64_t{l.size_bytes.value_or(0)} * l.execution_count_per_inference.value_or(1);
+}
+
+bool RegularOutput(const Layer& l) { return l.name && !l.name->ends_with("_variable_output"); }
+
+// The first later regular output no larger than an earlier one, with it:
+// the runtime's name map keeps the earlier of two layers of one name (and
+// so does hint_plan.cc), so only its descriptors must cover the later one.
+// Variable outputs keep the names that pair them with inputs (EDG-15).
+std::optional<std::pair<size_t, size_t>> NamesakePair(const Vec<Layer>& layers) {
+  for (size_t later = 1; later < layers.size(); ++later) {
+    for (size_t earlier = 0; earlier < later; ++earlier) {
+      if (RegularOutput(layers[earlier]) && RegularOutput(layers[later]) &&
+          BufferBytes(layers[later]) <= BufferBytes(layers[earlier]))
+        return std::pair{earlier, later};
+    }
+  }
+  return std::nullopt;
+}
+
 // The tensor of the Edge TPU operator named `name`, among its inputs and
 // outputs; null in a bare package or when none has the name.
 Tensor* OperatorTensor(Ctx& c, const std::string& name) {
@@ -1211,14 +1242,16 @@ Tensor* OperatorTensor(Ctx& c, const std::string& name) {
   return nullptr;
 }
 
+// A later output takes an earlier one's name, and so do the field offsets
+// that named it, so that only the layers' names collide.
 bool LayerDuplicateName(Ctx& c) {
   return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
     auto& layers = e.exe->output_layers;
-    if (!layers || layers->size() < 2 || !(*layers)[0].name || !(*layers)[1].name)
-      return Decline(c, "the main executable has fewer than two named outputs");
-    const std::string old_name = *(*layers)[1].name;
-    const std::string new_name = *(*layers)[0].name;
-    (*layers)[1].name = new_name;
+    const auto pair = layers ? NamesakePair(*layers) : std::nullopt;
+    if (!pair) return Decline(c, "no regular output as large as a later one");
+    const std::string old_name = *(*layers)[pair->second].name;
+    const std::string new_name = *(*layers)[pair->first].name;
+    (*layers)[pair->second].name = new_name;
     // The tensor follows its layer, as a compiler would name it (EDG-16).
     if (Tensor* tensor = OperatorTensor(c, old_name)) tensor->name = new_name;
     if (!e.exe->instruction_bitstreams) return Decline(c, "the executable has no bitstream");
@@ -1230,7 +1263,7 @@ bool LayerDuplicateName(Ctx& c) {
       }
     }
     // Its own descriptors go: under the shared name they would continue the
-    // first output's, and the first output's cover both.
+    // earlier output's, and the earlier output's cover both.
     if (e.exe->dma_hints && e.exe->dma_hints->hints) {
       auto& hints = *e.exe->dma_hints->hints;
       hints.erase(std::remove_if(hints.begin(), hints.end(),
@@ -1242,7 +1275,7 @@ bool LayerDuplicateName(Ctx& c) {
                                  }),
                   hints.end());
     }
-    c.path = Str(e.path, ".output_layers[1].name");
+    c.path = Str(e.path, ".output_layers[", pair->second, "].name");
     return true;
   });
 }
@@ -1265,8 +1298,15 @@ bool LayerInputKind(Ctx& c) {
   });
 }
 
+// A signed layer's zero point is compared with its tensor's offset by its
+// type (EDG-16), which an unknown type loses: an unsigned layer is taken.
+bool Unsigned(Layer& l) {
+  const int16_t type = l.data_type.value_or(kFixedPoint8);
+  return type != kSignedFixedPoint8 && type != kSignedFixedPoint16;
+}
+
 bool LayerDataType(Ctx& c) {
-  return WithLayer(c, true, AnyLayer, [&](LayerAt& at) {
+  return WithLayer(c, true, Unsigned, [&](LayerAt& at) {
     at.layer->data_type = 7;  // between SINGLE (5) and SIGNED_FIXED_POINT8 (8)
     c.path = at.path + ".data_type";
     return true;
