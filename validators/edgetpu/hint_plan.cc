@@ -154,6 +154,7 @@ HintPlan PlanHints(const dwn::Executable& exe) {
   if (hints == nullptr || hints->hints() == nullptr) return std::move(walk.plan);
   walk.plan.present = true;
   walk.plan.fully_deterministic = hints->fully_deterministic();
+  walk.plan.transfers.reserve(hints->hints()->size() + 1);
   for (uint32_t i = 0; i < hints->hints()->size(); ++i) walk.One(i, *hints->hints()->Get(i));
   // §6.2: ordering of what the hints leave out is enforced by a global fence.
   if (!walk.plan.fully_deterministic) walk.plan.transfers.push_back(Transfer{});
@@ -161,7 +162,8 @@ HintPlan PlanHints(const dwn::Executable& exe) {
 }
 
 Sweep SweepRanges(ByteRanges ranges, int64_t size) {
-  std::sort(ranges.begin(), ranges.end());
+  // Compilers stream a buffer in order, which needs no sort.
+  if (!std::is_sorted(ranges.begin(), ranges.end())) std::sort(ranges.begin(), ranges.end());
   Sweep out;
   int64_t covered = 0;  // [0, covered) is covered so far
   for (auto [offset, end] : ranges) {

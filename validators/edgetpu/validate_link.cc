@@ -64,34 +64,38 @@ struct Patch {
 };
 
 // EDG-43 to EDG-50 on one field offset; the patch it makes when it is one
-// the driver would make within the chunk.
+// the driver would make within the chunk. The field offset's path is built
+// only for a finding: a compiled model has tens of thousands of them.
 std::optional<Patch> CheckFieldOffset(const ExecutableView& view, const LinkTargets& targets,
                                       const dwn::FieldOffset& field, uint64_t chunk_bits,
-                                      const std::string& path, uint32_t index,
+                                      const std::string& chunk_path, uint32_t index,
                                       DiagnosticSink& sink) {
+  const auto path = [&](std::string_view inner) {
+    return Str(chunk_path, ".field_offsets[", index, "]", inner);
+  };
   const dwn::Meta* meta = field.meta();
   if (meta == nullptr) {
-    ReportAt(sink, rules::kLinkMeta, view, &field, path + ".meta",
+    ReportAt(sink, rules::kLinkMeta, view, &field, path(".meta"),
              "the field offset has no meta: the driver reads it unchecked");
     return std::nullopt;
   }
   bool ok = true;
   const Desc desc = meta->desc();
   if (desc < Desc::BASE_ADDRESS_OUTPUT_ACTIVATION || desc > Desc::BASE_ADDRESS_SCRATCH) {
-    ReportAt(sink, rules::kLinkDesc, view, meta, path + ".meta.desc",
+    ReportAt(sink, rules::kLinkDesc, view, meta, path(".meta.desc"),
              Str("desc is ", static_cast<int>(desc),
                  ": never linked, so the device reads the window's bytes as an address"));
     ok = false;
   }
   if (meta->position() != Position::LOWER_32BIT && meta->position() != Position::UPPER_32BIT) {
-    ReportAt(sink, rules::kLinkPosition, view, meta, path + ".meta.position",
+    ReportAt(sink, rules::kLinkPosition, view, meta, path(".meta.position"),
              Str("position is ", static_cast<int>(meta->position()),
                  ", neither LOWER_32BIT nor UPPER_32BIT (the driver aborts)"));
     ok = false;
   }
   const int64_t bit = field.offset_bit();
   if (bit < 0 || static_cast<uint64_t>(bit) + kWindowBits > chunk_bits) {
-    ReportAt(sink, rules::kLinkBounds, view, &field, path + ".offset_bit",
+    ReportAt(sink, rules::kLinkBounds, view, &field, path(".offset_bit"),
              Str("the 32-bit window at bit ", bit, " does not lie inside the ", chunk_bits / 8,
                  "-byte bitstream: linking writes outside it"));
     ok = false;
@@ -104,7 +108,7 @@ std::optional<Patch> CheckFieldOffset(const ExecutableView& view, const LinkTarg
     const auto& layers =
         desc == Desc::BASE_ADDRESS_INPUT_ACTIVATION ? targets.inputs : targets.outputs;
     if (meta->name() == nullptr || layers.count(name) == 0) {
-      ReportAt(sink, rules::kLinkName, view, meta, path + ".meta.name",
+      ReportAt(sink, rules::kLinkName, view, meta, path(".meta.name"),
                meta->name() == nullptr
                    ? Str("the ", DescText(desc),
                          " field offset names no layer (the driver reads the name unchecked)")
@@ -114,7 +118,7 @@ std::optional<Patch> CheckFieldOffset(const ExecutableView& view, const LinkTarg
       ok = false;
     }
     if (meta->batch() < 0 || meta->batch() >= targets.batch_size) {
-      ReportAt(sink, rules::kLinkBatch, view, meta, path + ".meta.batch",
+      ReportAt(sink, rules::kLinkBatch, view, meta, path(".meta.batch"),
                Str("batch is ", meta->batch(), " but the executable's batch_size is ",
                    targets.batch_size, " (the driver aborts)"));
       ok = false;
@@ -122,12 +126,12 @@ std::optional<Patch> CheckFieldOffset(const ExecutableView& view, const LinkTarg
   } else if (desc == Desc::BASE_ADDRESS_PARAMETER || desc == Desc::BASE_ADDRESS_SCRATCH) {
     if (desc == Desc::BASE_ADDRESS_SCRATCH && meta->batch() != 0) {
       ReportAt(
-          sink, rules::kLinkScratchBatch, view, meta, path + ".meta.batch",
+          sink, rules::kLinkScratchBatch, view, meta, path(".meta.batch"),
           Str("a SCRATCH field offset has batch ", meta->batch(), ", not 0 (the driver aborts)"));
       ok = false;
     }
     if (!name.empty()) {
-      ReportAt(sink, rules::kLinkUnexpectedName, view, meta, path + ".meta.name",
+      ReportAt(sink, rules::kLinkUnexpectedName, view, meta, path(".meta.name"),
                Str("a ", DescText(desc), " field offset names ", Quoted(name),
                    "; the address it stands for has no name"));
     }
@@ -167,8 +171,10 @@ void CheckPairs(const ExecutableView& view, const std::vector<Patch>& patches,
 void CheckOverlap(const ExecutableView& view, std::vector<Patch> patches, const std::string& path,
                   DiagnosticSink& sink) {
   // Stable: of two windows at the same bit, the later field offset is named.
-  std::stable_sort(patches.begin(), patches.end(),
-                   [](const Patch& a, const Patch& b) { return a.bit < b.bit; });
+  // Compilers write them in bit order, which needs no sort.
+  const auto by_bit = [](const Patch& a, const Patch& b) { return a.bit < b.bit; };
+  if (!std::is_sorted(patches.begin(), patches.end(), by_bit))
+    std::stable_sort(patches.begin(), patches.end(), by_bit);
   for (size_t k = 1; k < patches.size(); ++k) {
     if (patches[k].bit >= patches[k - 1].bit + kWindowBits) continue;
     ReportAt(
@@ -194,12 +200,13 @@ void CheckConventions(const ExecutableView& view, const dwn::InstructionBitstrea
       broken = Str("field_offsets[", p.index, "] is at bit ", p.bit, ", not 70 modulo 128");
       continue;
     }
-    uint64_t window = 0;
-    for (int64_t b = 0; b < kWindowBits; ++b) {
-      const int64_t at = p.bit + b;
-      window |= static_cast<uint64_t>((bits->Get(static_cast<uint32_t>(at / 8)) >> (at % 8)) & 1)
-                << b;
-    }
+    // The (at most) five bytes the window touches (§6.1), all inside the
+    // bitstream since the patch passed EDG-46.
+    const auto first = static_cast<uint32_t>(p.bit / 8);
+    uint64_t bytes = 0;
+    for (uint32_t k = 0; k < 5 && first + k < bits->size(); ++k)
+      bytes |= uint64_t{bits->Get(first + k)} << (8 * k);
+    const uint64_t window = (bytes >> (p.bit % 8)) & 0xffffffffu;
     if (window != 0)
       broken = Str("the window of field_offsets[", p.index, "] holds ", Hex(window), ", not 0");
   }
@@ -232,8 +239,8 @@ void CheckChunks(const ExecutableView& view, DiagnosticSink& sink) {
     std::vector<Patch> patches;
     const auto* fields = chunk.field_offsets();
     for (uint32_t f = 0; fields != nullptr && f < fields->size(); ++f) {
-      const auto patch = CheckFieldOffset(view, targets, *fields->Get(f), chunk_bits,
-                                          Str(path, ".field_offsets[", f, "]"), f, sink);
+      const auto patch =
+          CheckFieldOffset(view, targets, *fields->Get(f), chunk_bits, path, f, sink);
       if (patch) patches.push_back(*patch);
     }
     CheckOverlap(view, patches, path, sink);
