@@ -87,3 +87,31 @@ if [ -d "$tensil" ]; then
   echo "== Tensil validation of every real model (best of 20)"
   build/bench/tensil_bench validate --repeat 20 $(find "$tensil" -name '*.tmodel' | sort)
 fi
+
+edgetpu_mb=${BENCH_EDGETPU_MB:-100}
+echo "== Edge TPU: $edgetpu_mb MB of parameters, 100 000 field offsets and DMA hints: accelcheck vs bare flatbuffers Verifier, and peak memory"
+# The package 8-aligned in the file (read in place) and 4-aligned (copied to
+# aligned memory first, as by the runtime; two of the real packages are).
+for offset in 8 4; do
+  file="$work/edgetpu_large_$offset.tflite"
+  build/bench/edgetpu_bench generate --parameters-mb "$edgetpu_mb" --field-offsets 100000 \
+    --package-offset "$offset" -o "$file"
+  build/bench/edgetpu_bench compare "$file" --repeat 5
+  /usr/bin/time -f "peak RSS %M KiB, %e s" build/tools/accelcheck validate "$file" >/dev/null
+done
+
+if [ -d ../shared/corpus/edgetpu ]; then
+  echo "== Edge TPU real files (best of 20)"
+  build/bench/edgetpu_bench corpus ../shared/corpus/edgetpu --repeat 20
+fi
+
+for target in edgetpu_fuzzer edgetpu_package_fuzzer; do
+  if [ -x build-fuzz/fuzz/$target ] && [ -d build-fuzz/fuzz/seeds ]; then
+    echo "== $target (ASan+UBSan), 30 s"
+    tmp=$(mktemp -d)
+    build-fuzz/fuzz/$target -max_total_time=30 -print_final_stats=1 \
+      -dict=build-fuzz/fuzz/$target.dict "$tmp" build-fuzz/fuzz/seeds 2>&1 |
+      grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" || true
+    rm -rf "$tmp"
+  fi
+done
