@@ -1019,8 +1019,10 @@ bool HintsInputOverread(Ctx& c) {
     const auto input = FirstLayer(e.exe->input_layers);
     if (hints == nullptr || hints->empty() || !input || input->second % 4096 > 4096 - 16)
       return Decline(c, "no input layer that ends short of a page");
-    hints->insert(hints->end() - 1,
-                  Descriptor(kInputActivation, 0, input->first, input->second - 8, 16, kInfeed));
+    // From 8 bytes before the end, or the start of an input shorter than that.
+    const int32_t from = std::max(0, input->second - 8);
+    hints->insert(hints->end() - 1, Descriptor(kInputActivation, 0, input->first, from,
+                                               input->second + 8 - from, kInfeed));
     c.path = Str(e.path, ".dma_hints.hints[", hints->size() - 2, "]");
     return true;
   });
@@ -1626,7 +1628,9 @@ const std::vector<Mutation>& Mutations() {
       {&kParametersAlign, ParametersAlign},
       {&kParametersPageAlign, ParametersPageAlign},
       {&kParametersLength, ParametersLength},
-      {&kHintsMissing, HintsMissing},
+      // An EXECUTION_ONLY executable's own parameters are then streamed by no
+      // hint (EDG-89).
+      {&kHintsMissing, HintsMissing, {&kConventionEoParameters}},
       {&kHintsNotDeterministic, HintsNotDeterministic},
       {&kHintsType, HintsType},
       {&kHintsUnknownType, HintsUnknownType},
