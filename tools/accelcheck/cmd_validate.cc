@@ -333,7 +333,8 @@ void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateO
 
 // `inputs` are the files the run validates: a companion among them reports
 // its own problems, so the input that reads it does not list them again.
-// `shared` receives the values the file must not share with other inputs.
+// `shared`, when the run has other inputs, receives the values the file must
+// not share with them.
 FileResult CheckInput(const Input& input, const ValidateOptions& options,
                       const std::vector<std::string>& inputs, Baseline* baseline,
                       std::vector<SharedValue>* shared) {
@@ -357,14 +358,16 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options,
   }
   result.format = std::string(format->id());
   ValidateGuarded(*format, *buffer, context, result.sink);
-  if (!result.sink.failed()) *shared = SharedValuesGuarded(*format, *buffer, context, result.sink);
+  if (shared != nullptr && !result.sink.failed())
+    *shared = SharedValuesGuarded(*format, *buffer, context, result.sink);
   OutOfTime(context, result.sink);
   return result;
 }
 
 // Checks every task on --jobs threads. Each result goes to its task's place,
 // so the report is the same whatever the number of threads; a thread holds
-// one file at a time.
+// one file at a time. Then the inputs are related: each value some of them
+// share is noted in each (docs/ARCHITECTURE.md "Inputs").
 std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions& options,
                                  Baseline* baseline) {
   std::vector<std::string> inputs;
@@ -380,7 +383,8 @@ std::vector<FileResult> CheckAll(std::vector<Task>& tasks, const ValidateOptions
     Progress progress(counted, "accelcheck validate: files", tasks.size());
     ParallelFor(tasks.size(), options.jobs, [&](size_t i) {
       done[i] = tasks[i].listed ? std::move(tasks[i].listed)
-                                : CheckInput(tasks[i].input, options, inputs, baseline, &shared[i]);
+                                : CheckInput(tasks[i].input, options, inputs, baseline,
+                                             tasks.size() > 1 ? &shared[i] : nullptr);
       progress.Advance();
     });
   }

@@ -40,6 +40,24 @@ void InputBuffer::ReleaseBefore(uint64_t offset) const {
   if (length != 0) madvise(data_.get(), length, MADV_DONTNEED);
 }
 
+InputBuffer InputBuffer::CopyOf(uint64_t offset, uint64_t size) const {
+  if (!mapped()) return Copy(bytes().subspan(offset, size));
+  constexpr uint64_t kChunk = uint64_t{16} << 20;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  InputBuffer buffer;
+  buffer.data_.reset(AllocateAligned(size));
+  buffer.size_ = size;
+  for (uint64_t done = 0; done < size; done += std::min(kChunk, size - done)) {
+    const uint64_t n = std::min(kChunk, size - done);
+    std::memcpy(buffer.data_.get() + done, data_.get() + offset + done, n);
+    // The whole pages of the source chunk, as advice: on failure they stay.
+    const uint64_t first = (offset + done + page - 1) / page * page;
+    const uint64_t end = (offset + done + n) / page * page;
+    if (end > first) madvise(data_.get() + first, end - first, MADV_DONTNEED);
+  }
+  return buffer;
+}
+
 InputBuffer InputBuffer::Copy(ByteView bytes) {
   InputBuffer buffer;
   buffer.data_.reset(AllocateAligned(bytes.size()));

@@ -71,6 +71,12 @@ class InputBuffer {
   // from the file); a heap copy keeps them.
   void ReleaseBefore(uint64_t offset) const;
 
+  // A heap copy of bytes [offset, offset + size), which must lie inside:
+  // for a mapping, made a chunk at a time, each chunk's whole pages dropped
+  // from memory once copied, so that copying a large part of the file holds
+  // the copy and not the copied pages too.
+  InputBuffer CopyOf(uint64_t offset, uint64_t size) const;
+
  private:
   std::unique_ptr<uint8_t[], detail::InputFree> data_;
   size_t size_ = 0;

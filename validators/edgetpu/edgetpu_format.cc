@@ -26,10 +26,9 @@ namespace {
 // (docs/ARCHITECTURE.md "Phases"); the layout pass skips by itself the
 // layers G reports. The decoded package, for the operator's checks, when
 // every pass ran.
-std::optional<PackageView> ValidatePackage(ByteView bytes, uint64_t file_offset,
-                                           const std::string& path, const ValidateContext& context,
-                                           DiagnosticSink& sink) {
-  auto view = DecodePackage(bytes, file_offset, path, context, sink);
+std::optional<PackageView> ValidatePackage(const PackageBytes& p, const InputBuffer& file,
+                                           const ValidateContext& context, DiagnosticSink& sink) {
+  auto view = DecodePackage(p.bytes, p.file_offset, p.path, context, sink, &file);
   if (!view || OutOfTime(context, sink)) return std::nullopt;
   ValidateExecutableSet(*view, sink);
   ValidateBitstreams(*view, sink);
@@ -48,13 +47,11 @@ std::optional<PackageView> ValidatePackage(ByteView bytes, uint64_t file_offset,
 // (docs/formats/edgetpu.md §2).
 bool IsPackage(ByteView bytes) { return HasBytesAt(bytes, 4, "DWN1"); }
 
-void ValidateFile(ByteView file, const ValidateContext& context, DiagnosticSink& sink) {
-  const FlatbufferRegion region{file, 0, ""};
+void ValidateFile(const InputBuffer& file, const ValidateContext& context, DiagnosticSink& sink) {
+  const FlatbufferRegion region{file.bytes(), 0, ""};
   const bool has_ops = ForEachPackage(
-      file, context, sink,
-      [&](const PackageBytes& p) {
-        return ValidatePackage(p.bytes, p.file_offset, p.path, context, sink);
-      },
+      file.bytes(), context, sink,
+      [&](const PackageBytes& p) { return ValidatePackage(p, file, context, sink); },
       [&](const EdgetpuOp* op, const PackageView& view) {
         // The operator's tensors against the package's main executable
         // (EDG-11 to EDG-16); a bare package has no operator to check.
@@ -116,7 +113,7 @@ class EdgetpuFormatImpl final : public Format {
 
   void Validate(const InputBuffer& input, const ValidateContext& context,
                 DiagnosticSink& sink) const override {
-    ValidateFile(input.bytes(), context, sink);
+    ValidateFile(input, context, sink);
   }
 
   std::vector<SharedValue> SharedValues(const InputBuffer& input,

@@ -299,19 +299,25 @@ void CheckExecutablePlacement(const PackageView& view, DiagnosticSink& sink) {
 
 }  // namespace
 
-NestedBuffer::NestedBuffer(ByteView bytes, uint64_t file_offset, std::string path) {
+NestedBuffer::NestedBuffer(ByteView bytes, uint64_t file_offset, std::string path,
+                           const InputBuffer* file) {
   if (reinterpret_cast<uintptr_t>(bytes.data()) % 8 != 0) {
-    storage = InputBuffer::Copy(bytes);
+    const bool in_file = file != nullptr && bytes.data() >= file->data() &&
+                         bytes.data() + bytes.size() <= file->data() + file->size();
+    storage = in_file
+                  ? file->CopyOf(static_cast<uint64_t>(bytes.data() - file->data()), bytes.size())
+                  : InputBuffer::Copy(bytes);
     bytes = storage.bytes();
   }
   region = FlatbufferRegion{bytes, file_offset, std::move(path)};
 }
 
 std::optional<PackageView> DecodePackage(ByteView bytes, uint64_t file_offset, std::string path,
-                                         const ValidateContext& context, DiagnosticSink& sink) {
+                                         const ValidateContext& context, DiagnosticSink& sink,
+                                         const InputBuffer* file) {
   const Limits& limits = context.limits;
   PackageView view;
-  view.buffer = NestedBuffer(bytes, file_offset, path);
+  view.buffer = NestedBuffer(bytes, file_offset, path, file);
   CheckIdentifier(view.buffer, sink);
   if (!VerifyPackageBuffer(view.buffer, limits, sink)) return std::nullopt;
   view.package = flatbuffers::GetRoot<dwn::Package>(view.buffer.region.bytes.data());

@@ -29,7 +29,10 @@ struct NestedBuffer {
   InputBuffer storage;  // empty when the bytes are read where they are
 
   NestedBuffer() = default;
-  NestedBuffer(ByteView bytes, uint64_t file_offset, std::string path);
+  // `file`, when given, holds `bytes`: a copy is then taken from it page by
+  // page, so that a mapped file's copied pages leave memory.
+  NestedBuffer(ByteView bytes, uint64_t file_offset, std::string path,
+               const InputBuffer* file = nullptr);
   NestedBuffer(NestedBuffer&&) = default;
   NestedBuffer& operator=(NestedBuffer&&) = default;
 };
@@ -61,8 +64,10 @@ static_assert(Targets{}.edgetpu_runtime == kCurrentRuntimeVersion);
 // and everything nested in it, in the runtime's order, with the package-level
 // rules that decide whether the runtime reads on (EDG-17 to EDG-27, EDG-92,
 // EDG-93), under the context's limits and for its target runtime. Nothing
-// when the Package or MultiExecutable fails to verify.
+// when the Package or MultiExecutable fails to verify. `file`, when given,
+// is the input holding `bytes` (see NestedBuffer).
 std::optional<PackageView> DecodePackage(ByteView bytes, uint64_t file_offset, std::string path,
-                                         const ValidateContext& context, DiagnosticSink& sink);
+                                         const ValidateContext& context, DiagnosticSink& sink,
+                                         const InputBuffer* file = nullptr);
 
 }  // namespace accelcheck::edgetpu
