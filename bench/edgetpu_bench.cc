@@ -18,6 +18,7 @@
 
 #include <flatbuffers/flexbuffers.h>
 
+#include "bench/bench_common.h"
 #include "conformance/edgetpu/bases.h"
 #include "conformance/edgetpu/serialize.h"
 #include "validators/core/flatbuffer.h"
@@ -33,7 +34,6 @@ using namespace accelcheck;
 namespace model = edgetpu::model;
 namespace dwn = edgetpu::dwn;
 namespace tfl = edgetpu::tfl;
-using Clock = std::chrono::steady_clock;
 
 struct Size {
   uint64_t parameter_bytes;
@@ -71,36 +71,6 @@ model::Package LargePackage(const Size& size) {
   spec.patch_pairs = static_cast<int32_t>((size.field_offsets + kPerPair - 1) / kPerPair);
   spec.token = 0x5bd1e995c2b2ae35;
   return edgetpu::PackageFromSpec(spec);
-}
-
-template <typename F>
-double BestSeconds(int repeat, F&& run) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    const auto start = Clock::now();
-    run();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return best;
-}
-
-bool ReadInput(const std::string& path, InputBuffer* out) {
-  std::string error;
-  auto input = ReadFileLimited(path, Limits{}.max_file_size, &error);
-  if (!input) {
-    std::fprintf(stderr, "edgetpu_bench: %s: %s\n", path.c_str(), error.c_str());
-    return false;
-  }
-  *out = std::move(*input);
-  return true;
-}
-
-uint64_t ValidateOnce(const InputBuffer& input, const std::string& path) {
-  ValidateContext context;
-  context.path = path;
-  DiagnosticSink sink(Profile{}, path);
-  edgetpu::EdgetpuFormat().Validate(input, context, sink);
-  return sink.error_count();
 }
 
 template <typename Root>
@@ -173,11 +143,12 @@ int Generate(const Size& size, std::optional<uint32_t> package_offset, const std
 
 int Compare(const std::string& path, int repeat) {
   InputBuffer input;
-  if (!ReadInput(path, &input)) return 3;
+  if (!bench::ReadInput("edgetpu_bench", path, &input)) return 3;
   std::optional<int> buffers;
-  const double verifier = BestSeconds(repeat, [&] { buffers = VerifyOnly(input); });
+  const double verifier = bench::BestSeconds(repeat, [&] { buffers = VerifyOnly(input); });
   uint64_t errors = 0;
-  const double validate = BestSeconds(repeat, [&] { errors = ValidateOnce(input, path); });
+  const double validate = bench::BestSeconds(
+      repeat, [&] { errors = bench::ValidateOnce(edgetpu::EdgetpuFormat(), input, path); });
   std::printf("file            %s (%zu bytes)\n", path.c_str(), input.size());
   std::printf("verifier        %.3f ms (%s)\n", verifier * 1e3,
               buffers ? (std::to_string(*buffers) + " buffers verify").c_str() : "fails");
@@ -196,10 +167,11 @@ int Corpus(const std::string& dir, int repeat) {
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     InputBuffer input;
-    if (!ReadInput(path.string(), &input)) return 3;
+    if (!bench::ReadInput("edgetpu_bench", path.string(), &input)) return 3;
     uint64_t errors = 0;
-    const double seconds =
-        BestSeconds(repeat, [&] { errors = ValidateOnce(input, path.string()); });
+    const double seconds = bench::BestSeconds(repeat, [&] {
+      errors = bench::ValidateOnce(edgetpu::EdgetpuFormat(), input, path.string());
+    });
     std::printf("%-60s %9zu B %10.1f us %3llu errors\n", path.filename().c_str(), input.size(),
                 seconds * 1e6, static_cast<unsigned long long>(errors));
   }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_common.h"
 #include "conformance/pte/model.h"
 #include "conformance/pte/serialize.h"
 #include "validators/core/format.h"
@@ -23,7 +24,6 @@ namespace {
 
 using namespace accelcheck;
 namespace model = pte::model;
-using Clock = std::chrono::steady_clock;
 
 // A program shaped like a large exported network: many add kernels, each with
 // two planned inputs, an Int alpha and a planned output (4 values per call),
@@ -66,36 +66,6 @@ std::vector<uint8_t> TableDenseProgram(size_t values) {
   return pte::Serialize(file);
 }
 
-template <typename F>
-double BestSeconds(int repeat, F&& run) {
-  double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    const auto start = Clock::now();
-    run();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return best;
-}
-
-bool ReadInput(const std::string& path, InputBuffer* out) {
-  std::string error;
-  auto input = ReadFileLimited(path, Limits{}.max_file_size, &error);
-  if (!input) {
-    std::fprintf(stderr, "pte_bench: %s: %s\n", path.c_str(), error.c_str());
-    return false;
-  }
-  *out = std::move(*input);
-  return true;
-}
-
-uint64_t ValidateOnce(const InputBuffer& input, const std::string& path) {
-  ValidateContext context;
-  context.path = path;
-  DiagnosticSink sink(Profile{}, path);
-  pte::PteFormat().Validate(input, context, sink);
-  return sink.error_count();
-}
-
 int Generate(size_t values, const std::string& out) {
   const std::vector<uint8_t> bytes = TableDenseProgram(values);
   std::FILE* f = std::fopen(out.c_str(), "wb");
@@ -107,16 +77,17 @@ int Generate(size_t values, const std::string& out) {
 
 int Compare(const std::string& path, int repeat) {
   InputBuffer input;
-  if (!ReadInput(path, &input)) return 3;
+  if (!bench::ReadInput("pte_bench", path, &input)) return 3;
   bool verified = false;
-  const double verifier = BestSeconds(repeat, [&] {
+  const double verifier = bench::BestSeconds(repeat, [&] {
     flatbuffers::Verifier::Options options;
     options.max_tables = Limits{}.max_tables;
     flatbuffers::Verifier v(input.data(), input.size(), options);
     verified = executorch_flatbuffer::VerifyProgramBuffer(v);
   });
   uint64_t errors = 0;
-  const double validate = BestSeconds(repeat, [&] { errors = ValidateOnce(input, path); });
+  const double validate = bench::BestSeconds(
+      repeat, [&] { errors = bench::ValidateOnce(pte::PteFormat(), input, path); });
   std::printf("file            %s (%zu bytes)\n", path.c_str(), input.size());
   std::printf("verifier        %.3f ms (%s)\n", verifier * 1e3, verified ? "ok" : "fails");
   std::printf("accelcheck      %.3f ms (%llu errors)\n", validate * 1e3,
@@ -135,10 +106,10 @@ int Corpus(const std::string& dir, int repeat) {
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     InputBuffer input;
-    if (!ReadInput(path.string(), &input)) return 3;
+    if (!bench::ReadInput("pte_bench", path.string(), &input)) return 3;
     uint64_t errors = 0;
-    const double seconds =
-        BestSeconds(repeat, [&] { errors = ValidateOnce(input, path.string()); });
+    const double seconds = bench::BestSeconds(
+        repeat, [&] { errors = bench::ValidateOnce(pte::PteFormat(), input, path.string()); });
     std::printf("%-60s %9zu B %10.1f us %3llu errors\n", path.filename().c_str(), input.size(),
                 seconds * 1e6, static_cast<unsigned long long>(errors));
   }
