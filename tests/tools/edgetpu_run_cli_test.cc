@@ -63,6 +63,7 @@ TEST(EdgetpuRunCli, LinksWithDefaultAndGivenAddresses) {
   }
   EXPECT_EQ(testing::ReadWhole(patches["file"].get<std::string>()).size(), patches["bytes"]);
 
+  EXPECT_EQ(RunTool({"run", model, "--mode", "dma", "--address", "scratch=0", "-q"}).exit_code, 2);
   const auto bad = RunTool({"run", model, "--address", "input:nothing=1", "-q"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("no input \"nothing\""), std::string::npos) << bad.err;

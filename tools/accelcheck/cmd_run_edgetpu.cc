@@ -228,6 +228,10 @@ ExitCode RunEdgetpu(const Args& args) {
   const bool converts = mode == "relayout" || mode == "inverse";
   if (converts && (!parsed->Get("output-dir") || parsed->All("input").empty()))
     return UsageError(spec, Str("--mode ", mode, " needs --input NAME=FILE and --output-dir"));
+  if (!converts && !parsed->All("input").empty())
+    return UsageError(spec, Str("--input goes with --mode relayout or inverse, not ", mode));
+  if (mode != "link" && !parsed->All("address").empty())
+    return UsageError(spec, Str("--address goes with --mode link, not ", mode));
   const bool quiet = parsed->Has("quiet");
 
   RunState state{*parsed, context.limits, std::nullopt, Json::array(), "", ExitCode::kConforms, {}};
