@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ clang clang-format libclang-rt-14-dev pkg-config
-  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libarchive-dev
+  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libarchive-dev zlib1g-dev
   libgtest-dev libgmock-dev librapidcheck-dev python3 python3-yaml python3-numpy time dpkg-dev file
 )
 

@@ -1,0 +1,295 @@
+// The gzip and tar readers (validators/core/gzip.h, tar.h) on streams made
+// here: gzip by zlib's own deflate with its gzip wrapper, tar by a small
+// writer of both dialects; then every way each can be broken.
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "validators/core/gzip.h"
+#include "validators/core/tar.h"
+
+namespace accelcheck {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+Bytes Deflate(const Bytes& data) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  Bytes out(deflateBound(&z, data.size()) + 64);
+  z.next_in = const_cast<Bytef*>(data.data());
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+Bytes Text(const std::string& s) { return Bytes(s.begin(), s.end()); }
+
+Bytes Sample() {
+  Bytes data;
+  for (int i = 0; i < 5000; ++i) data.push_back(static_cast<uint8_t>((i * 7) ^ (i >> 3)));
+  return data;
+}
+
+TEST(Gzip, InflatesAndFindsTheEndBeforePadding) {
+  const Bytes data = Sample();
+  Bytes stream = Deflate(data);
+  const uint64_t member_size = stream.size();
+  stream.resize(stream.size() + 10240 - stream.size() % 10240, 0);  // a NEFF's zero padding
+  gzip::Error error;
+  const auto member = gzip::Inflate(stream, {}, &error);
+  ASSERT_TRUE(member) << error.message;
+  EXPECT_EQ(member->data, data);
+  EXPECT_EQ(member->end, member_size);
+  EXPECT_EQ(member->os, 3);  // zlib writes Unix
+}
+
+TEST(Gzip, RefusesWhatIsNotAGzipMember) {
+  gzip::Error error;
+  EXPECT_FALSE(gzip::Inflate(Text("ustar"), {}, &error));
+  EXPECT_EQ(error.problem, gzip::Problem::kNotGzip);
+  Bytes reserved = Deflate(Sample());
+  reserved[3] |= 0x80;
+  EXPECT_FALSE(gzip::Inflate(reserved, {}, &error));
+  EXPECT_EQ(error.problem, gzip::Problem::kHeader);
+  EXPECT_EQ(error.offset, 3u);
+}
+
+TEST(Gzip, ReportsTruncationCorruptionAndChecksums) {
+  const Bytes stream = Deflate(Sample());
+  gzip::Error error;
+  EXPECT_FALSE(gzip::Inflate(Bytes(stream.begin(), stream.begin() + 40), {}, &error));
+  EXPECT_EQ(error.problem, gzip::Problem::kTruncated);
+  EXPECT_FALSE(gzip::Inflate(Bytes(stream.begin(), stream.end() - 3), {}, &error));
+  EXPECT_EQ(error.problem, gzip::Problem::kTruncated);
+
+  Bytes crc = stream;
+  crc[crc.size() - 8] ^= 1;
+  EXPECT_FALSE(gzip::Inflate(crc, {}, &error));
+  EXPECT_EQ(error.problem, gzip::Problem::kChecksum);
+  EXPECT_EQ(error.offset, stream.size() - 8);
+
+  Bytes corrupt = stream;
+  corrupt[10] = 0xff;  // a block type 3 does not exist
+  EXPECT_FALSE(gzip::Inflate(corrupt, {}, &error));
+  EXPECT_TRUE(error.problem == gzip::Problem::kCorrupt || error.problem == gzip::Problem::kChecksum)
+      << error.message;
+}
+
+TEST(Gzip, LimitsAtAndAbove) {
+  const Bytes data = Sample();
+  const Bytes stream = Deflate(data);
+  gzip::Error error;
+  EXPECT_TRUE(gzip::Inflate(stream, {.max_inflated = data.size()}, &error)) << error.message;
+  EXPECT_FALSE(gzip::Inflate(stream, {.max_inflated = data.size() - 1}, &error));
+  EXPECT_EQ(error.problem, gzip::Problem::kTooLarge);
+  const Bytes zeros = Deflate(Bytes(1 << 20, 0));  // about a thousand to one
+  EXPECT_FALSE(gzip::Inflate(zeros, {.max_ratio = 100}, &error));
+  EXPECT_EQ(error.problem, gzip::Problem::kRatio);
+  EXPECT_TRUE(gzip::Inflate(zeros, {.max_ratio = 2000}, &error)) << error.message;
+}
+
+// Writes the checksum of header block `h` (its first 512 bytes).
+void Resum(Bytes& h) {
+  std::memset(h.data() + 148, ' ', 8);
+  unsigned sum = 0;
+  for (size_t i = 0; i < 512; ++i) sum += h[i];
+  std::snprintf(reinterpret_cast<char*>(h.data() + 148), 8, "%06o", sum);
+}
+
+// A ustar or GNU header block for `name`.
+Bytes Header(const std::string& name, uint64_t size, char type, bool gnu = false) {
+  Bytes h(512, 0);
+  std::memcpy(h.data(), name.data(), std::min<size_t>(name.size(), 100));
+  std::snprintf(reinterpret_cast<char*>(h.data() + 100), 8, "%07o", 0664);
+  std::snprintf(reinterpret_cast<char*>(h.data() + 108), 8, "%07o", 1000);
+  std::snprintf(reinterpret_cast<char*>(h.data() + 116), 8, "%07o", 1000);
+  std::snprintf(reinterpret_cast<char*>(h.data() + 124), 12, "%011llo",
+                static_cast<unsigned long long>(size));
+  std::snprintf(reinterpret_cast<char*>(h.data() + 136), 12, "%011o", 0);
+  h[156] = static_cast<uint8_t>(type);
+  std::memcpy(h.data() + 257,
+              gnu ? "ustar  \0"
+                  : "ustar\0"
+                    "00",
+              8);
+  Resum(h);
+  return h;
+}
+
+void Append(Bytes& tar, const std::string& name, const Bytes& data, char type = '0',
+            bool gnu = false) {
+  const Bytes h = Header(name, data.size(), type, gnu);
+  tar.insert(tar.end(), h.begin(), h.end());
+  tar.insert(tar.end(), data.begin(), data.end());
+  tar.resize((tar.size() + 511) / 512 * 512, 0);
+}
+
+Bytes Finish(Bytes tar) {
+  tar.resize(tar.size() + 1024, 0);
+  return tar;
+}
+
+std::vector<tar::Problem> Problems(const tar::Archive& a) {
+  std::vector<tar::Problem> out;
+  for (const tar::Finding& f : a.findings) out.push_back(f.problem);
+  return out;
+}
+
+TEST(Tar, ReadsBothDialects) {
+  Bytes ustar;
+  Append(ustar, "neff.json", Text("{}"));
+  Append(ustar, "sg00/def.json", Text("{\"var\":{}}"));
+  const tar::Archive a = tar::Read(Finish(ustar), {});
+  EXPECT_TRUE(a.findings.empty()) << a.findings[0].message;
+  ASSERT_EQ(a.members.size(), 2u);
+  EXPECT_EQ(a.members[1].name, "sg00/def.json");
+  EXPECT_EQ(a.members[1].header, 1024u);
+  EXPECT_EQ(a.members[1].offset, 1536u);
+  EXPECT_EQ(std::string(a.members[1].data.begin(), a.members[1].data.end()), "{\"var\":{}}");
+  EXPECT_EQ(a.members[1].dialect, tar::Dialect::kUstar);
+
+  Bytes gnu;
+  Append(gnu, "./sg00/", {}, '5', true);
+  Append(gnu, "./sg00/a.bin", Text("x"), '0', true);
+  Append(gnu, "././@LongLink", Text(std::string(150, 'n') + '\0'), 'L', true);
+  Append(gnu, "short", Text("y"), '0', true);
+  const tar::Archive g = tar::Read(Finish(gnu), {});
+  EXPECT_TRUE(g.findings.empty()) << g.findings[0].message;
+  ASSERT_EQ(g.members.size(), 3u);
+  EXPECT_EQ(g.members[0].name, "sg00");
+  EXPECT_EQ(g.members[0].type, tar::Type::kDirectory);
+  EXPECT_EQ(g.members[1].name, "sg00/a.bin");
+  EXPECT_EQ(g.members[2].name, std::string(150, 'n'));
+}
+
+TEST(Tar, StructuralProblemsStopTheRead) {
+  Bytes tar;
+  Append(tar, "a", Text("1"));
+  Append(tar, "b", Text("2"));
+  Bytes checksum = Finish(tar);
+  checksum[1024 + 148] = '7';  // b's header
+  EXPECT_EQ(Problems(tar::Read(checksum, {})), std::vector{tar::Problem::kChecksum});
+  EXPECT_EQ(tar::Read(checksum, {}).members.size(), 1u);
+
+  EXPECT_EQ(Problems(tar::Read(Bytes(tar.begin(), tar.end() - 200), {})),
+            std::vector{tar::Problem::kTruncated});
+  EXPECT_EQ(Problems(tar::Read(tar, {})), std::vector{tar::Problem::kEnd});  // no zero blocks
+  Bytes one_block = tar;
+  one_block.resize(tar.size() + 512, 0);
+  EXPECT_EQ(Problems(tar::Read(one_block, {})), std::vector{tar::Problem::kEnd});
+  Bytes trailing = Finish(tar);
+  trailing.push_back(1);
+  EXPECT_EQ(Problems(tar::Read(trailing, {})), std::vector{tar::Problem::kEnd});
+
+  Bytes magic = Header("a", 0, '0');
+  std::memcpy(magic.data() + 257, "gnutar\0\0", 8);
+  EXPECT_EQ(Problems(tar::Read(Finish(magic), {})), std::vector{tar::Problem::kChecksum});
+  Resum(magic);
+  EXPECT_EQ(Problems(tar::Read(Finish(magic), {})), std::vector{tar::Problem::kMagic});
+}
+
+TEST(Tar, MemberProblemsAreEachReported) {
+  Bytes tar;
+  Append(tar, "link", {}, '2');
+  Append(tar, "../up", Text("1"));
+  Append(tar, "/abs", Text("1"));
+  Append(tar, "a//b", Text("1"));
+  Append(tar, "dup", Text("1"));
+  Append(tar, "./dup", Text("2"));
+  Append(tar, "ok", Text("3"));
+  const tar::Archive a = tar::Read(Finish(tar), {});
+  EXPECT_EQ(Problems(a), (std::vector{tar::Problem::kType, tar::Problem::kName, tar::Problem::kName,
+                                      tar::Problem::kName, tar::Problem::kDuplicate}));
+  EXPECT_EQ(a.members.back().name, "ok");
+  EXPECT_EQ(a.findings[4].offset, 9u * 512);  // the link has no data block
+}
+
+TEST(Tar, NumbersAndLimits) {
+  Bytes base256 = Header("big", 0, '0');
+  std::memset(base256.data() + 124, 0, 12);
+  base256[124] = 0x80;
+  base256[135] = 1;  // one byte, big-endian
+  Resum(base256);
+  base256.push_back('z');
+  base256.resize(1024, 0);
+  const tar::Archive a = tar::Read(Finish(base256), {});
+  ASSERT_EQ(a.members.size(), 1u) << (a.findings.empty() ? "" : a.findings[0].message);
+  EXPECT_EQ(a.members[0].size, 1u);
+
+  Bytes tar;
+  Append(tar, "a", Text("12"));
+  Append(tar, "b", Text("3"));
+  const Bytes whole = Finish(tar);
+  EXPECT_TRUE(tar::Read(whole, {.max_members = 2}).findings.empty());
+  EXPECT_EQ(Problems(tar::Read(whole, {.max_members = 1})), std::vector{tar::Problem::kLimit});
+  EXPECT_TRUE(tar::Read(whole, {.max_member_size = 2}).findings.empty());
+  EXPECT_EQ(Problems(tar::Read(whole, {.max_member_size = 1})), std::vector{tar::Problem::kLimit});
+
+  Bytes letters = Header("x", 0, '0');
+  std::memcpy(letters.data() + 124, "12345678x01", 11);
+  Resum(letters);
+  EXPECT_EQ(Problems(tar::Read(Finish(letters), {})), std::vector{tar::Problem::kField});
+}
+
+// The real NEFF payloads, after their 1024-byte header: one gzip member
+// padded with zeros to the payload's size, holding a ustar archive every
+// header of which is sound.
+TEST(GzipTar, RealNeffPayloads) {
+  const std::filesystem::path dir = std::filesystem::path(ACCELCHECK_CORPUS_DIR) / "neff";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir << "; skipped";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".neff") continue;
+    ++files;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const Bytes bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    ASSERT_GT(bytes.size(), 1024u);
+    const Bytes payload(bytes.begin() + 1024, bytes.end());
+    gzip::Error error;
+    const auto member = gzip::Inflate(payload, {}, &error);
+    ASSERT_TRUE(member) << entry.path() << ": " << error.message;
+    EXPECT_TRUE(std::all_of(payload.begin() + static_cast<ptrdiff_t>(member->end), payload.end(),
+                            [](uint8_t b) { return b == 0; }))
+        << entry.path();
+    const tar::Archive archive = tar::Read(member->data, {});
+    EXPECT_TRUE(archive.findings.empty())
+        << entry.path() << ": " << archive.findings.front().message;
+    EXPECT_GT(archive.members.size(), 5u) << entry.path();
+  }
+  EXPECT_EQ(files, 7);
+}
+
+// Every cut of a valid archive is read without a crash and reported.
+RC_GTEST_PROP(Tar, EveryTruncationIsReported, (uint16_t cut)) {
+  Bytes tar;
+  Append(tar, "neff.json", Text("{\"a\": 1}"));
+  Append(tar, "sg00/PE.bin", Bytes(700, 0xc1));
+  const Bytes whole = Finish(tar);
+  const size_t n = cut % whole.size();
+  const tar::Archive a = tar::Read(Bytes(whole.begin(), whole.begin() + n), {});
+  RC_ASSERT(!a.findings.empty());
+}
+
+RC_GTEST_PROP(Gzip, EveryTruncationIsReported, (uint16_t cut)) {
+  const Bytes stream = Deflate(Sample());
+  gzip::Error error;
+  RC_ASSERT(
+      !gzip::Inflate(Bytes(stream.begin(), stream.begin() + cut % stream.size()), {}, &error));
+}
+
+}  // namespace
+}  // namespace accelcheck
