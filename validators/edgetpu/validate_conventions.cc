@@ -66,8 +66,10 @@ void CheckPairOrder(const PackageView& view, DiagnosticSink& sink) {
   const bool listed_last = pc->index > eo->index;
   const bool placed_first = pc->buffer.region.file_offset < eo->buffer.region.file_offset;
   if (listed_last && placed_first) return;
+  const flatbuffers::String* string = view.multi->serialized_executables()->Get(pc->index);
   sink.Report(rules::kConventionPairOrder,
-              view.multi_buffer.region.At(std::nullopt, std::nullopt,
+              view.multi_buffer.region.At(view.multi_buffer.region.OffsetOf(string->data()),
+                                          string->size(),
                                           Str("serialized_executables[", pc->index, "]")),
               Str("the PARAMETER_CACHING executable is serialized_executables[", pc->index,
                   "] and the EXECUTION_ONLY one [", eo->index, "], the first ",
