@@ -67,15 +67,15 @@ void CheckPairOrder(const PackageView& view, DiagnosticSink& sink) {
   const bool placed_first = pc->buffer.region.file_offset < eo->buffer.region.file_offset;
   if (listed_last && placed_first) return;
   const flatbuffers::String* string = view.multi->serialized_executables()->Get(pc->index);
-  sink.Report(rules::kConventionPairOrder,
-              view.multi_buffer.region.At(view.multi_buffer.region.OffsetOf(string->data()),
-                                          string->size(),
-                                          Str("serialized_executables[", pc->index, "]")),
-              Str("the PARAMETER_CACHING executable is serialized_executables[", pc->index,
-                  "] and the EXECUTION_ONLY one [", eo->index, "], the first ",
-                  placed_first ? "before" : "after",
-                  " the second in memory; the compiler lists [EXECUTION_ONLY, "
-                  "PARAMETER_CACHING] and places the PARAMETER_CACHING one first"));
+  sink.Report(
+      rules::kConventionPairOrder,
+      view.multi_buffer.region.At(view.multi_buffer.region.OffsetOf(string->data()), string->size(),
+                                  Str("serialized_executables[", pc->index, "]")),
+      Str("the PARAMETER_CACHING executable is serialized_executables[", pc->index,
+          "] and the EXECUTION_ONLY one [", eo->index, "], the first ",
+          placed_first ? "before" : "after",
+          " the second in memory; the compiler lists [EXECUTION_ONLY, "
+          "PARAMETER_CACHING] and places the PARAMETER_CACHING one first"));
 }
 
 // EDG-88: the multi-executable is the last object the compiler writes, and
