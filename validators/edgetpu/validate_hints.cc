@@ -388,12 +388,24 @@ void CheckCoverage(const Hints& hints, const std::vector<Transfer>& transfers,
                    DiagnosticSink& sink) {
   using Key = std::tuple<Kind, std::string_view, int32_t>;
   std::map<Key, ByteRanges> ranges;
+  // Compilers write a buffer's descriptors one after another: the buffer of
+  // the previous transfer is looked up again only when it changes.
+  ByteRanges* last = nullptr;
+  Key last_key;
   for (const Transfer& t : transfers) {
+    Key key;
     if (t.kind == Kind::kInput || t.kind == Kind::kOutput) {
-      ranges[{t.kind, t.layer_name, t.batch}].emplace_back(t.offset, t.end);
+      key = {t.kind, t.layer_name, t.batch};
     } else if (t.kind == Kind::kParameter) {
-      ranges[{t.kind, {}, 0}].emplace_back(t.offset, t.end);
+      key = {t.kind, {}, 0};
+    } else {
+      continue;
     }
+    if (last == nullptr || key != last_key) {
+      last = &ranges[key];
+      last_key = key;
+    }
+    last->emplace_back(t.offset, t.end);
   }
   const dwn::Executable& exe = hints.exe();
   const auto report = [&](std::string message) {

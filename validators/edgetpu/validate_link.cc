@@ -148,10 +148,19 @@ std::optional<Patch> CheckFieldOffset(const ExecutableView& view, const LinkTarg
 // EDG-51: every address is patched whole, its lower and upper halves alike.
 void CheckPairs(const ExecutableView& view, const std::vector<Patch>& patches,
                 DiagnosticSink& sink) {
-  std::map<std::tuple<Desc, std::string_view, int32_t>, std::pair<uint32_t, uint32_t>> halves;
+  using Target = std::tuple<Desc, std::string_view, int32_t>;
+  std::map<Target, std::pair<uint32_t, uint32_t>> halves;
+  // Compilers write an address's patches together: the count of the
+  // previous patch is looked up again only when the address changes.
+  std::pair<uint32_t, uint32_t>* current = nullptr;
+  Target last;
   for (const Patch& p : patches) {
-    auto& count = halves[{p.desc, p.name, p.batch}];
-    (p.position == Position::LOWER_32BIT ? count.first : count.second)++;
+    const Target target{p.desc, p.name, p.batch};
+    if (current == nullptr || target != last) {
+      current = &halves[target];
+      last = target;
+    }
+    (p.position == Position::LOWER_32BIT ? current->first : current->second)++;
   }
   for (const auto& [target, count] : halves) {
     if (count.first == count.second) continue;
