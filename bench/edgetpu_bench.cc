@@ -160,22 +160,7 @@ int Compare(const std::string& path, int repeat) {
 }
 
 int Corpus(const std::string& dir, int repeat) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() == ".tflite") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& path : files) {
-    InputBuffer input;
-    if (!bench::ReadInput("edgetpu_bench", path.string(), &input)) return 3;
-    uint64_t errors = 0;
-    const double seconds = bench::BestSeconds(repeat, [&] {
-      errors = bench::ValidateOnce(edgetpu::EdgetpuFormat(), input, path.string());
-    });
-    std::printf("%-60s %9zu B %10.1f us %3llu errors\n", path.filename().c_str(), input.size(),
-                seconds * 1e6, static_cast<unsigned long long>(errors));
-  }
-  return 0;
+  return bench::ValidateCorpus("edgetpu_bench", edgetpu::EdgetpuFormat(), dir, {".tflite"}, repeat);
 }
 
 int Usage() {
