@@ -1,6 +1,6 @@
 // What the format benchmarks share: the best time of several runs, reading
-// an input as the tool reads it, one validation by a format, and the timing
-// of every real file of a directory.
+// an input as the tool reads it, one validation by a format, the timing of
+// every real file of a directory, and their command lines' flags.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +16,13 @@
 #include "validators/core/limits.h"
 
 namespace accelcheck::bench {
+
+// The word after `name` among `args`, or `fallback`.
+inline std::string FlagValue(const std::vector<std::string>& args, const std::string& name,
+                             const std::string& fallback) {
+  const auto it = std::find(args.begin(), args.end(), name);
+  return it != args.end() && it + 1 != args.end() ? *(it + 1) : fallback;
+}
 
 // The shortest of `repeat` runs of `run`, in seconds.
 template <typename F>

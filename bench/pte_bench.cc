@@ -114,9 +114,8 @@ int Usage() {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) return Usage();
-  auto flag = [&](const std::string& name, const std::string& fallback) {
-    auto it = std::find(args.begin(), args.end(), name);
-    return it != args.end() && it + 1 != args.end() ? *(it + 1) : fallback;
+  const auto flag = [&](const std::string& name, const std::string& fallback) {
+    return bench::FlagValue(args, name, fallback);
   };
   const int repeat = std::atoi(flag("--repeat", "5").c_str());
   if (args[0] == "generate") {

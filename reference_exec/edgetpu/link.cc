@@ -215,6 +215,18 @@ Addresses DefaultAddresses(const dwn::Executable& exe) {
   return addresses;
 }
 
+std::optional<Addresses> AddressesOf(const dwn::Executable& exe,
+                                     const std::vector<std::string>& specs, std::string* error) {
+  Addresses addresses = DefaultAddresses(exe);
+  for (const std::string& spec : specs) {
+    if (auto problem = SetAddress(spec, addresses)) {
+      *error = *problem;
+      return std::nullopt;
+    }
+  }
+  return addresses;
+}
+
 void WriteBits(std::span<uint8_t> chunk, uint64_t bit, uint32_t value) {
   for (uint64_t i = 0; i < kWindowBits; ++i) {
     const uint64_t n = bit + i;

@@ -36,6 +36,11 @@ Addresses DefaultAddresses(const dwn::Executable& exe);
 // cannot.
 std::optional<std::string> SetAddress(const std::string& spec, Addresses& addresses);
 
+// DefaultAddresses(exe) with each of `specs` ("BUF=ADDR") set; nothing, with
+// the reason, when one cannot be.
+std::optional<Addresses> AddressesOf(const dwn::Executable& exe,
+                                     const std::vector<std::string>& specs, std::string* error);
+
 // Writes `value` at bit `bit` of `chunk`: bit i of the value to bit
 // bit + i, bit n being bit n % 8 of byte n / 8; the other bits keep theirs.
 // The window must lie inside the chunk.

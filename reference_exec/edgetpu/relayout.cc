@@ -81,6 +81,10 @@ npy::DType TensorDType(dwn::DataType type) {
   }
 }
 
+npy::Array ByteArray(ByteView bytes) {
+  return ArrayOfBytes({npy::Kind::kUnsigned, 1}, {bytes.size()}, bytes);
+}
+
 npy::Array ArrayOfBytes(npy::DType dtype, std::vector<uint64_t> shape, ByteView bytes) {
   std::vector<uint64_t> bits(bytes.size() / dtype.bytes, 0);
   for (size_t i = 0; i < bits.size(); ++i) {
@@ -109,6 +113,7 @@ std::optional<LayerGeometry> LayerGeometry::Of(const dwn::Layer& layer, bool out
   }
   LayerGeometry geometry;
   geometry.dims_ = *dims;
+  geometry.dtype_ = TensorDType(layer.data_type());
   geometry.signed_ = IsSigned(layer.data_type());
   if (!output || (dims->y == 1 && dims->x == 1)) return geometry;
   if (out == nullptr || out->layout() == nullptr) {
@@ -175,5 +180,13 @@ std::vector<uint8_t> LayerGeometry::ToDevice(ByteView user) const {
   }
   return device;
 }
+
+npy::Array LayerGeometry::UserArray(ByteView device, RelayoutMethod method) const {
+  std::vector<uint64_t> shape = {uint64_t(dims_.y), uint64_t(dims_.x), uint64_t(dims_.z)};
+  if (dims_.executions > 1) shape.insert(shape.begin(), uint64_t(dims_.executions));
+  return ArrayOfBytes(dtype_, std::move(shape), ToUser(device, method));
+}
+
+npy::Array LayerGeometry::DeviceArray(ByteView user) const { return ByteArray(ToDevice(user)); }
 
 }  // namespace accelcheck::edgetpu

@@ -46,11 +46,17 @@ class LayerGeometry {
   // `user` is user_bytes() long.
   std::vector<uint8_t> ToDevice(ByteView user) const;
 
+  // The same as arrays: the tensor in its elements' dtype, of shape (y, x, z)
+  // (executions first when there are several), and the buffer as bytes.
+  npy::Array UserArray(ByteView device, RelayoutMethod method) const;
+  npy::Array DeviceArray(ByteView user) const;
+
  private:
   // The device byte of element (y, x, 0) of execution `e`: z follows.
   uint64_t DeviceByte(int64_t e, uint32_t y, uint32_t x) const;
 
   LayerDims dims_;
+  npy::DType dtype_;
   bool signed_ = false;
   std::optional<LayoutMaps> maps_;  // outputs over more than one position
 };
@@ -62,6 +68,9 @@ npy::DType TensorDType(dwn::DataType type);
 // An array of `dtype` and `shape` holding `bytes`, little-endian elements in
 // C order.
 npy::Array ArrayOfBytes(npy::DType dtype, std::vector<uint64_t> shape, ByteView bytes);
+
+// `bytes` as a one-dimensional uint8 array.
+npy::Array ByteArray(ByteView bytes);
 
 // §6.4: signed 8- and 16-bit elements travel in offset binary, the most
 // significant (last) byte of each element XORed with 0x80; the same flip

@@ -103,12 +103,11 @@ bool WriteFile(RunState& s, const std::filesystem::path& path, const std::vector
 
 bool LinkPackage(RunState& s, const LoadedPackage& p, Json& out) {
   for (const ExecutableView& exe : p.view->executables) {
-    Addresses addresses = DefaultAddresses(*exe.executable);
-    for (const std::string& spec : s.args.All("address")) {
-      if (auto error = SetAddress(spec, addresses)) return Fail(s, ExitCode::kUsage, *error);
-    }
+    std::string address_error;
+    const auto addresses = AddressesOf(*exe.executable, s.args.All("address"), &address_error);
+    if (!addresses) return Fail(s, ExitCode::kUsage, address_error);
     LinkError error;
-    const auto chunks = Link(*exe.executable, addresses, &error);
+    const auto chunks = Link(*exe.executable, *addresses, &error);
     const std::string name = ExecutableTypeName(*exe.executable);
     if (!chunks) {
       return Fail(s, ExitCode::kErrors,
@@ -164,21 +163,16 @@ bool ConvertLayer(RunState& s, const dwn::Layer& layer, bool output, const std::
                 Str(file, " holds ", given.size(), " bytes; the ",
                     inverse ? "tensor" : "device buffer", " of ", Quoted(name), " is ", want));
   }
-  const LayerDims& d = geometry->dims();
   npy::Array result;
   if (inverse) {
-    result = ArrayOfBytes({npy::Kind::kUnsigned, 1}, {geometry->device_bytes()},
-                          geometry->ToDevice(given));
+    result = geometry->DeviceArray(given);
   } else {
     if (!output) return Fail(s, ExitCode::kUsage, Str(Quoted(name), " is an input layer"));
     const std::string method = s.args.Get("method").value_or("map");
     if (method != "map" && method != "runtime")
       return Fail(s, ExitCode::kUsage, Str("--method ", method, ": expected map or runtime"));
-    std::vector<uint64_t> shape = {uint64_t(d.y), uint64_t(d.x), uint64_t(d.z)};
-    if (d.executions > 1) shape.insert(shape.begin(), uint64_t(d.executions));
-    result = ArrayOfBytes(TensorDType(layer.data_type()), shape,
-                          geometry->ToUser(given, method == "map" ? RelayoutMethod::kElementMap
-                                                                  : RelayoutMethod::kRuntimeCopy));
+    result = geometry->UserArray(
+        given, method == "map" ? RelayoutMethod::kElementMap : RelayoutMethod::kRuntimeCopy);
   }
   const auto path = FileInside(*s.output_dir, name, ".npy", &error);
   if (!path) return Fail(s, ExitCode::kFailure, error);

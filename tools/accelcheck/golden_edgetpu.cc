@@ -160,24 +160,17 @@ std::optional<InputBuffer> ReadModel(const Case& c, const RunEnv& env, std::stri
 std::optional<Arrays> LinkAll(const Case& c, const PackageView& view, std::string* error) {
   Arrays out;
   for (const ExecutableView& exe : view.executables) {
-    Addresses addresses = DefaultAddresses(*exe.executable);
-    for (const Json& spec : c.model.value("addresses", Json::array())) {
-      if (auto problem = SetAddress(spec.get<std::string>(), addresses)) {
-        *error = *problem;
-        return std::nullopt;
-      }
-    }
+    const auto addresses =
+        AddressesOf(*exe.executable, c.model.value("addresses", std::vector<std::string>{}), error);
+    if (!addresses) return std::nullopt;
     LinkError link_error;
-    const auto chunks = Link(*exe.executable, addresses, &link_error);
+    const auto chunks = Link(*exe.executable, *addresses, &link_error);
     if (!chunks) {
       *error = Str(link_error.message, " [", link_error.rule, "]");
       return std::nullopt;
     }
-    for (size_t k = 0; k < chunks->size(); ++k) {
-      const std::vector<uint8_t>& bytes = (*chunks)[k].bytes;
-      out[Str(ExecutableTypeName(*exe.executable), ".chunk", k)] =
-          ArrayOfBytes({npy::Kind::kUnsigned, 1}, {bytes.size()}, bytes);
-    }
+    for (size_t k = 0; k < chunks->size(); ++k)
+      out[Str(ExecutableTypeName(*exe.executable), ".chunk", k)] = ByteArray((*chunks)[k].bytes);
   }
   return out;
 }
@@ -203,21 +196,16 @@ std::optional<Arrays> ConvertAll(const std::string& mode, const PackageView& vie
       return std::nullopt;
     }
     if (inverse) {
-      const std::vector<uint8_t> device = geometry->ToDevice(array.data);
-      out[name] = ArrayOfBytes({npy::Kind::kUnsigned, 1}, {device.size()}, device);
-      continue;
-    }
-    std::vector<uint8_t> user =
-        geometry->ToUser(array.data, mode == "relayout" ? RelayoutMethod::kElementMap
-                                                        : RelayoutMethod::kRuntimeCopy);
-    if (mode == "roundtrip")
-      user = geometry->ToUser(
+      out[name] = geometry->DeviceArray(array.data);
+    } else if (mode == "roundtrip") {
+      out[name] = geometry->UserArray(
           geometry->ToDevice(geometry->ToUser(array.data, RelayoutMethod::kElementMap)),
           RelayoutMethod::kRuntimeCopy);
-    const LayerDims& d = geometry->dims();
-    std::vector<uint64_t> shape = {uint64_t(d.y), uint64_t(d.x), uint64_t(d.z)};
-    if (d.executions > 1) shape.insert(shape.begin(), uint64_t(d.executions));
-    out[name] = ArrayOfBytes(TensorDType(layer->data_type()), shape, user);
+    } else {
+      out[name] =
+          geometry->UserArray(array.data, mode == "relayout" ? RelayoutMethod::kElementMap
+                                                             : RelayoutMethod::kRuntimeCopy);
+    }
   }
   return out;
 }

@@ -279,6 +279,25 @@ void CheckQuantization(const Io& io, const Pair& p) {
                                : Str(", not that plus ", offset, " (offset binary)")));
 }
 
+// An operator input or output paired with its layer after the checks every
+// pair gets (EDG-12, EDG-13, EDG-16), with the bytes of one batch element;
+// nothing when no size can be compared.
+struct SizedPair {
+  Pair pair;
+  Wide single;
+};
+std::optional<SizedPair> CheckPair(const Io& io, const flatbuffers::Vector<int32_t>* list,
+                                   uint32_t i, const dwn::Layer& layer, bool output) {
+  auto p = PairAt(io, list, i, layer, output);
+  if (!p) return std::nullopt;
+  CheckName(io, *p);
+  CheckQuantization(io, *p);
+  if (!CheckType(io, *p)) return std::nullopt;
+  const auto single = SingleBytes(*p);
+  if (!single) return std::nullopt;
+  return SizedPair{std::move(*p), *single};
+}
+
 // EDG-11, EDG-12, EDG-14, EDG-16 for the inputs; the inputs' batch (1 when
 // there is none to read).
 int64_t CheckInputs(const Io& io) {
@@ -295,13 +314,10 @@ int64_t CheckInputs(const Io& io) {
   }
   std::optional<int64_t> batches;
   for (uint32_t i = 0; i < std::min(n_inputs, n_layers); ++i) {
-    const auto p = PairAt(io, inputs, i, *layers->Get(i), false);
-    if (!p) continue;
-    CheckName(io, *p);
-    CheckQuantization(io, *p);
-    if (!CheckType(io, *p)) continue;
-    const auto single = SingleBytes(*p);
-    if (!single) continue;
+    const auto sized = CheckPair(io, inputs, i, *layers->Get(i), false);
+    if (!sized) continue;
+    const Pair* p = &sized->pair;
+    const Wide* single = &sized->single;
     const int64_t batch = BatchOf(p->tensor, *single);
     if (!batches) {
       batches = batch;
@@ -371,13 +387,10 @@ void CheckOutputs(const Io& io, int64_t batches) {
       CheckVariableOutput(io, i, last_regular);
       continue;
     }
-    const auto p = PairAt(io, outputs, i, *layers->Get(i), true);
-    if (!p) continue;
-    CheckName(io, *p);
-    CheckQuantization(io, *p);
-    if (!CheckType(io, *p)) continue;
-    const auto single = SingleBytes(*p);
-    if (!single) continue;
+    const auto sized = CheckPair(io, outputs, i, *layers->Get(i), true);
+    if (!sized) continue;
+    const Pair* p = &sized->pair;
+    const Wide* single = &sized->single;
     // The runtime resizes an output whose first dimension is a batch to the
     // inputs' batch; any other output must be one batch element (§2.7).
     const auto* shape = p->tensor.shape();

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "conformance/edgetpu/model.h"
+#include "tests/support/corpus.h"
 #include "validators/core/bytes.h"
 #include "validators/edgetpu/schema/executable_generated.h"
 #include "validators/edgetpu/schema/tflite_generated.h"
@@ -23,20 +24,12 @@
 namespace accelcheck::edgetpu::testutil {
 
 inline std::vector<uint8_t> Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return test::ReadBytes(path);
 }
 
 // Where the corpus keeps real Edge TPU files; empty when it is absent.
 inline std::vector<std::filesystem::path> CorpusFiles() {
-  const std::filesystem::path dir = std::filesystem::path(ACCELCHECK_CORPUS_DIR) / "edgetpu";
-  std::vector<std::filesystem::path> files;
-  if (!std::filesystem::is_directory(dir)) return files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() == ".tflite") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return test::CorpusFiles("edgetpu", ".tflite");
 }
 
 inline bool IsLegacy(const std::filesystem::path& path) {

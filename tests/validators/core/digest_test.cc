@@ -3,14 +3,12 @@
 // second implementation, Python's hashlib), and the real NEFF files' stored
 // MD5, each 32-bit word of it byte-reversed.
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "tests/support/corpus.h"
 #include "validators/core/digest.h"
 
 namespace accelcheck::digest {
@@ -74,22 +72,17 @@ TEST(Digest, PaddingBoundaries) {
 // A NEFF header keeps the MD5 of its payload at 0xAC, each 32-bit word of
 // the digest byte-reversed in the real files.
 TEST(Digest, RealNeffHashes) {
-  const std::filesystem::path dir = std::filesystem::path(ACCELCHECK_CORPUS_DIR) / "neff";
-  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir << "; skipped";
-  int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".neff") continue;
-    ++files;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in),
-                                     std::istreambuf_iterator<char>()};
+  const auto paths = test::CorpusFiles("neff", ".neff");
+  if (paths.empty()) GTEST_SKIP() << "no corpus at " << test::CorpusDir("neff") << "; skipped";
+  for (const auto& path : paths) {
+    const std::vector<uint8_t> bytes = test::ReadBytes(path);
     ASSERT_GT(bytes.size(), 1024u);
     const Md5 md5 = ComputeMd5(ByteView(bytes).subspan(1024));
     Md5 reversed;
     for (int i = 0; i < 16; ++i) reversed[i] = md5[(i / 4) * 4 + 3 - i % 4];
-    EXPECT_TRUE(std::equal(reversed.begin(), reversed.end(), bytes.begin() + 0xac)) << entry.path();
+    EXPECT_TRUE(std::equal(reversed.begin(), reversed.end(), bytes.begin() + 0xac)) << path;
   }
-  EXPECT_EQ(files, 7);
+  EXPECT_EQ(paths.size(), 7u);
 }
 
 }  // namespace
