@@ -9,6 +9,12 @@
 
 namespace accelcheck {
 
+std::optional<std::vector<uint8_t>> Format::ReadMember(const InputBuffer&, const ValidateContext&,
+                                                       std::string_view, std::string* error) const {
+  *error = Str(id(), " files have no members");
+  return std::nullopt;
+}
+
 const Rule* FindRuleOf(const Format& format, std::string_view id) {
   for (const Rule* rule : core_rules::All()) {
     if (rule->id == id) return rule;

@@ -80,6 +80,13 @@ class Format {
   virtual std::vector<SharedValue> SharedValues(const InputBuffer&, const ValidateContext&) const {
     return {};
   }
+  // The bytes of member `name` of a container input (a NEFF's archive
+  // member: `accelcheck inspect --member`), or nothing with `error` set.
+  // Formats whose files have no members say so.
+  virtual std::optional<std::vector<uint8_t>> ReadMember(const InputBuffer& input,
+                                                         const ValidateContext& context,
+                                                         std::string_view name,
+                                                         std::string* error) const;
 };
 
 // format.SharedValues, with a failure inside it reported as core.internal.

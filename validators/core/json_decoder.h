@@ -45,7 +45,7 @@ using JsonKeys = std::array<std::string_view, N>;
 // the key that followed key i there (next[kFirst] the first key). A correct
 // prediction is recognised without scanning the key. One per object kind.
 struct JsonKeyOrder {
-  static constexpr size_t kFirst = 16;
+  static constexpr size_t kFirst = 32;
   std::array<uint8_t, kFirst + 1> next = [] {
     std::array<uint8_t, kFirst + 1> sequential{};
     for (size_t i = 0; i < kFirst; ++i) sequential[i] = static_cast<uint8_t>(i + 1);

@@ -384,7 +384,7 @@ int64_t Array::Int(uint64_t i) const {
 
 uint64_t Array::UInt(uint64_t i) const { return Bits(i); }
 
-std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_elements) {
+std::optional<Layout> ReadLayout(ByteView bytes, std::string* error, uint64_t max_elements) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     *error = "not a .npy file (no \\x93NUMPY magic)";
     return std::nullopt;
@@ -401,8 +401,9 @@ std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_eleme
   }
   const uint64_t header_length =
       major == 1 ? *ReadLE<uint16_t>(bytes, 8) : *ReadLE<uint32_t>(bytes, 8);
-  const uint64_t data_offset = 8 + length_bytes + header_length;
-  if (header_length > kMaxHeader || data_offset > bytes.size()) {
+  Layout layout;
+  layout.data_offset = 8 + length_bytes + header_length;
+  if (header_length > kMaxHeader || layout.data_offset > bytes.size()) {
     *error =
         Str("header length ", Hex(header_length), " exceeds the file size ", Hex(bytes.size()));
     return std::nullopt;
@@ -410,18 +411,17 @@ std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_eleme
   const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + 8 + length_bytes,
                                 header_length);
   std::string descr;
-  bool fortran = false;
-  Array array;
-  if (!HeaderParser(header).Parse(&descr, &fortran, &array.shape, error)) return std::nullopt;
+  if (!HeaderParser(header).Parse(&descr, &layout.fortran, &layout.shape, error))
+    return std::nullopt;
   const auto dtype = ParseDescr(descr);
   if (!dtype) {
     *error = Str("unsupported dtype ", Quoted(descr),
                  " (bool, integers of 1-8 bytes, float16, bfloat16 as '<V2', float32, float64)");
     return std::nullopt;
   }
-  array.dtype = *dtype;
+  layout.dtype = *dtype;
   uint64_t count = 1;
-  for (uint64_t dim : array.shape) {
+  for (uint64_t dim : layout.shape) {
     const auto next = CheckedMul(count, dim);
     if (!next || *next > max_elements) {
       *error = Str("the shape asks for more than ", max_elements, " elements");
@@ -429,16 +429,30 @@ std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_eleme
     }
     count = *next;
   }
-  const uint64_t data_size = bytes.size() - data_offset;
+  layout.count = count;
+  const uint64_t data_size = bytes.size() - layout.data_offset;
   const auto needed = CheckedMul(count, dtype->bytes);
   if (!needed || *needed != data_size) {
     *error = Str("the shape needs ", Hex(count * dtype->bytes), " data bytes but the file has ",
                  Hex(data_size));
     return std::nullopt;
   }
+  return layout;
+}
+
+std::optional<Array> Read(ByteView bytes, std::string* error, uint64_t max_elements) {
+  const std::optional<Layout> layout = ReadLayout(bytes, error, max_elements);
+  if (!layout) return std::nullopt;
+  const DType* dtype = &layout->dtype;
+  const uint64_t count = layout->count;
+  const uint64_t data_size = count * dtype->bytes;
+  const bool fortran = layout->fortran;
+  Array array;
+  array.dtype = layout->dtype;
+  array.shape = layout->shape;
   array.data.resize(data_size);
   array.values.resize(count);
-  const uint8_t* in = bytes.data() + data_offset;
+  const uint8_t* in = bytes.data() + layout->data_offset;
   for (uint64_t i = 0; i < count; ++i) {
     uint64_t bits = LoadBits(in + i * dtype->bytes, dtype->bytes, dtype->big_endian);
     // NumPy reads any nonzero byte as True.

@@ -59,6 +59,21 @@ struct Array {
   uint64_t UInt(uint64_t i) const;  // an unsigned or bool dtype
 };
 
+// What a .npy header says, checked against the bytes present: the data
+// is exactly count * dtype.bytes bytes at data_offset, to the end.
+struct Layout {
+  DType dtype;
+  std::vector<uint64_t> shape;
+  bool fortran = false;
+  uint64_t count = 0;  // elements
+  uint64_t data_offset = 0;
+};
+
+// The layout of a .npy file without reading its data, or nothing with
+// `error` set (the same checks and messages as Read).
+std::optional<Layout> ReadLayout(ByteView bytes, std::string* error,
+                                 uint64_t max_elements = uint64_t{1} << 32);
+
 // Reads an array, or returns nothing and sets `error`. `max_elements` bounds
 // what a header may ask for.
 std::optional<Array> Read(ByteView bytes, std::string* error,

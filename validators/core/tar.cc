@@ -177,7 +177,7 @@ class Reader {
     m.size = *size;
     m.offset = header + kBlock;
     if (m.size > limits_.max_member_size) {
-      Add(Problem::kLimit, header + kSize.at, m.stored,
+      Add(Problem::kMemberSize, header + kSize.at, m.stored,
           Str("the member is ", m.size, " bytes, more than the ", limits_.max_member_size,
               " allowed"));
       return false;
@@ -219,7 +219,7 @@ class Reader {
     }
     Name(m);
     if (archive_.members.size() == limits_.max_members) {
-      Add(Problem::kLimit, header, m.stored,
+      Add(Problem::kMemberCount, header, m.stored,
           Str("the archive has more than ", limits_.max_members, " members"));
       return false;
     }

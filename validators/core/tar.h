@@ -29,15 +29,16 @@ struct Member {
 };
 
 enum class Problem : uint8_t {
-  kTruncated,  // a header or a member's data runs past the end
-  kChecksum,   // a header's checksum does not add up
-  kMagic,      // neither "ustar\0" "00" nor GNU "ustar  \0"
-  kField,      // a numeric field is not octal (or GNU base-256) or out of range
-  kType,       // a link, device, FIFO, or an extension record other than GNU 'L'
-  kName,       // empty, absolute, a ".." or empty component, a NUL inside
-  kDuplicate,  // two members of one normalised name
-  kEnd,        // the archive does not end with zero blocks, or bytes follow them
-  kLimit,      // more members than allowed, or a member larger than allowed
+  kTruncated,    // a header or a member's data runs past the end
+  kChecksum,     // a header's checksum does not add up
+  kMagic,        // neither "ustar\0" "00" nor GNU "ustar  \0"
+  kField,        // a numeric field is not octal (or GNU base-256) or out of range
+  kType,         // a link, device, FIFO, or an extension record other than GNU 'L'
+  kName,         // empty, absolute, a ".." or empty component, a NUL inside
+  kDuplicate,    // two members of one normalised name
+  kEnd,          // the archive does not end with zero blocks, or bytes follow them
+  kMemberCount,  // more members than Limits::max_members
+  kMemberSize,   // a member larger than Limits::max_member_size
 };
 
 struct Finding {

@@ -238,9 +238,11 @@ TEST(Tar, NumbersAndLimits) {
   Append(tar, "b", Text("3"));
   const Bytes whole = Finish(tar);
   EXPECT_TRUE(tar::Read(whole, {.max_members = 2}).findings.empty());
-  EXPECT_EQ(Problems(tar::Read(whole, {.max_members = 1})), std::vector{tar::Problem::kLimit});
+  EXPECT_EQ(Problems(tar::Read(whole, {.max_members = 1})),
+            std::vector{tar::Problem::kMemberCount});
   EXPECT_TRUE(tar::Read(whole, {.max_member_size = 2}).findings.empty());
-  EXPECT_EQ(Problems(tar::Read(whole, {.max_member_size = 1})), std::vector{tar::Problem::kLimit});
+  EXPECT_EQ(Problems(tar::Read(whole, {.max_member_size = 1})),
+            std::vector{tar::Problem::kMemberSize});
 
   Bytes letters = Header("x", 0, '0');
   std::memcpy(letters.data() + 124, "12345678x01", 11);
