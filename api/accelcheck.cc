@@ -37,6 +37,12 @@ Limits LimitsOf(const Options& options) {
   if (options.max_depth) limits.max_depth = *options.max_depth;
   if (options.max_tables) limits.max_tables = *options.max_tables;
   if (options.time_budget_ms) limits.time_budget_ms = *options.time_budget_ms;
+  if (options.max_inflated_bytes) limits.max_inflated_bytes = *options.max_inflated_bytes;
+  if (options.max_compression_ratio) {
+    limits.max_compression_ratio = *options.max_compression_ratio;
+  }
+  if (options.max_members) limits.max_members = *options.max_members;
+  if (options.max_member_size) limits.max_member_size = *options.max_member_size;
   return limits;
 }
 

@@ -208,7 +208,7 @@ TEST(Api, CompanionOfAnotherKindIsReportedUnused) {
 }
 
 TEST(Api, ListsTheFormatsAndTheVersion) {
-  EXPECT_EQ(FormatIds(), (std::vector<std::string>{"pte", "edgetpu", "tensil", "gemini"}));
+  EXPECT_EQ(FormatIds(), (std::vector<std::string>{"pte", "edgetpu", "tensil", "gemini", "neff"}));
   EXPECT_EQ(Version(), kToolVersion);
 }
 

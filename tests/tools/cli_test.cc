@@ -57,7 +57,7 @@ TEST_F(CliTest, VersionTellsHowTheToolWasBuilt) {
       "commit: ([0-9a-f]{12}|unknown)\n"
       "compiler: [A-Za-z]+ [0-9][0-9.]*\n"
       "build type: [A-Za-z]*\n"
-      "formats: pte, edgetpu, tensil, gemini\n");
+      "formats: pte, edgetpu, tensil, gemini, neff\n");
   EXPECT_TRUE(std::regex_match(run.out.substr(first.size()), details)) << run.out;
 }
 
@@ -233,7 +233,7 @@ TEST_F(CliTest, RulesListsEveryTableAndTheLimits) {
   EXPECT_EQ(doc["formats"][1]["id"], "pte");
   EXPECT_GT(doc["formats"][1]["rules"].size(), 100u);
   EXPECT_EQ(doc["limits"].size(), AllLimits().size());
-  EXPECT_EQ(doc["limits"].size(), 7u);
+  EXPECT_EQ(doc["limits"].size(), 11u);
 
   run = RunTool({"rules", "--format", "pte"});
   EXPECT_EQ(run.exit_code, 0);

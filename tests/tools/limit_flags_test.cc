@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "conformance/neff/bases.h"
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
 #include "tests/support/large_schedule.h"
@@ -56,6 +57,7 @@ class LimitFlagTest : public ::testing::Test {
   // Runs `accelcheck validate args... --output json -o report`; returns the
   // exit code and the rule ids reported.
   int Validate(std::vector<std::string> args, std::vector<std::string>* rules) {
+    args.insert(args.end(), extra_.begin(), extra_.end());
     const std::string report = (dir_ / "report.json").string();
     args.insert(args.end(), {"--output", "json", "-o", report});
     const int code = static_cast<int>(RunValidate(args));
@@ -109,6 +111,7 @@ class LimitFlagTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  std::vector<std::string> extra_;  // flags every validation of the test adds
 };
 
 TEST_F(LimitFlagTest, EveryLimitHasATestHere) {
@@ -116,7 +119,9 @@ TEST_F(LimitFlagTest, EveryLimitHasATestHere) {
   for (const LimitInfo& limit : AllLimits()) flags.emplace_back(limit.flag);
   EXPECT_EQ(flags,
             (std::vector<std::string>{"max-file-size", "max-depth", "max-tables", "time-budget-ms",
-                                      "max-instructions", "max-tensor-bytes", "max-arena-bytes"}))
+                                      "max-instructions", "max-tensor-bytes", "max-arena-bytes",
+                                      "max-inflated-bytes", "max-compression-ratio", "max-members",
+                                      "max-member-size"}))
       << "a new limit in limits.def needs its at-limit and above-limit test in this file";
 }
 
@@ -175,6 +180,50 @@ TEST_F(LimitFlagTest, TimeBudget) {
   EXPECT_EQ(Validate({file, "--time-budget-ms", "1"}, &rules), 3);
   EXPECT_NE(std::find(rules.begin(), rules.end(), "core.limit.time-budget-ms"), rules.end())
       << testing::PrintToString(rules);
+}
+
+// The archive limits on the project's stream NEFF, whose figures the test
+// derives from the file itself: at the limit the file passes, one below
+// the limit is hit. Every NEFF notes its hash's byte order, which the
+// checks leave out.
+class NeffLimitTest : public LimitFlagTest {
+ protected:
+  void SetUp() override {
+    LimitFlagTest::SetUp();
+    extra_ = {"--disable", "neff.hash.order"};
+    const neff::conformance::NamedBase base = neff::conformance::Bases().front();
+    package_ = neff::conformance::ToPackage(base.neff);
+    file_ = Write("stream.neff", neff::conformance::WritePackage(package_));
+  }
+  neff::conformance::Package package_;
+  std::string file_;
+};
+
+TEST_F(NeffLimitTest, MaxInflatedBytes) {
+  const uint64_t tar = neff::conformance::WriteTar(package_.entries, package_.dialect).bytes.size();
+  EXPECT_EQ(SmallestPassing(file_, "max-inflated-bytes", uint64_t{1} << 30), tar);
+  ExpectAtAndAboveLimit(file_, "max-inflated-bytes", tar, "core.limit.max-inflated-bytes");
+}
+
+TEST_F(NeffLimitTest, MaxCompressionRatio) {
+  const uint64_t tar = neff::conformance::WriteTar(package_.entries, package_.dialect).bytes.size();
+  const uint64_t payload = neff::conformance::Payload(package_).size();
+  const uint64_t ratio = (tar + payload - 1) / payload;
+  EXPECT_EQ(SmallestPassing(file_, "max-compression-ratio", 1000), ratio);
+  ExpectAtAndAboveLimit(file_, "max-compression-ratio", ratio, "core.limit.max-compression-ratio");
+}
+
+TEST_F(NeffLimitTest, MaxMembers) {
+  EXPECT_EQ(SmallestPassing(file_, "max-members", 100000), package_.entries.size());
+  ExpectAtAndAboveLimit(file_, "max-members", package_.entries.size(), "core.limit.max-members");
+}
+
+TEST_F(NeffLimitTest, MaxMemberSize) {
+  uint64_t largest = 0;
+  for (const auto& entry : package_.entries)
+    largest = std::max<uint64_t>(largest, entry.data.size());
+  EXPECT_EQ(SmallestPassing(file_, "max-member-size", uint64_t{1} << 30), largest);
+  ExpectAtAndAboveLimit(file_, "max-member-size", largest, "core.limit.max-member-size");
 }
 
 }  // namespace

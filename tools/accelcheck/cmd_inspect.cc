@@ -28,6 +28,8 @@ const CommandSpec& InspectSpec() {
         {"data", true, "FILE", "a companion file, such as the .ptd of a .pte (repeatable)"},
         {"disasm", false, "",
          Str("print a program as assembly instead of JSON (", FormatIds(HasDisassembler), ")")},
+        {"member", true, "NAME",
+         "print one member of a container (a NEFF's archive member) to standard output"},
         {"help", false, "", "print this help"},
     };
     const std::vector<Flag> limits = LimitFlags();
@@ -91,6 +93,32 @@ ExitCode Disassemble(const CommandSpec& spec, const FormatEntry* forced,
   return ExitCode::kConforms;
 }
 
+// inspect --member NAME: the member's bytes, as they are, on standard output.
+ExitCode PrintMember(const FormatEntry* format, const std::optional<InputBuffer>& buffer,
+                     const ValidateContext& context, const std::string& member, bool quiet,
+                     DiagnosticSink& sink) {
+  std::string error;
+  std::optional<std::vector<uint8_t>> bytes;
+  if (format != nullptr) {
+    try {
+      bytes = format->validator.ReadMember(*buffer, context, member, &error);
+    } catch (const std::bad_alloc&) {
+      sink.Report(core_rules::kInternalError, {}, "out of memory while reading the member");
+    } catch (const std::exception& e) {
+      sink.Report(core_rules::kInternalError, {}, Str("unexpected exception: ", e.what()));
+    }
+  }
+  PrintDiagnostics(sink, quiet);
+  if (!bytes) {
+    if (!error.empty()) std::cerr << "accelcheck inspect: " << error << "\n";
+    return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
+  }
+  std::cout.write(reinterpret_cast<const char*>(bytes->data()),
+                  static_cast<std::streamsize>(bytes->size()));
+  std::cout.flush();
+  return ExitCode::kConforms;
+}
+
 }  // namespace
 
 ExitCode RunInspect(const Args& args) {
@@ -122,6 +150,9 @@ ExitCode RunInspect(const Args& args) {
                                                   : DetectFormat(buffer->bytes());
   if (buffer && format == nullptr) {
     sink.Report(core_rules::kFormatUnknown, {}, "content matches no supported format");
+  }
+  if (auto member = parsed->Get("member")) {
+    return PrintMember(format, buffer, context, *member, quiet, sink);
   }
   nlohmann::json structure;
   if (format != nullptr) structure = InspectGuarded(format->validator, *buffer, context, sink);

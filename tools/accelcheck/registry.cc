@@ -2,6 +2,7 @@
 
 #include "conformance/edgetpu/mutate.h"
 #include "conformance/gemini/mutate.h"
+#include "conformance/neff/mutate.h"
 #include "conformance/pte/mutate.h"
 #include "conformance/tensil/mutate.h"
 #include "tools/accelcheck/golden_formats.h"
@@ -9,6 +10,7 @@
 #include "validators/core/text.h"
 #include "validators/edgetpu/edgetpu_format.h"
 #include "validators/gemini/gemini_format.h"
+#include "validators/neff/neff_format.h"
 #include "validators/pte/pte_format.h"
 #include "validators/tensil/tensil_format.h"
 
@@ -40,6 +42,7 @@ std::span<const FormatEntry> Formats() {
        .simulate = RunSimulateGemini,
        .generate = RunGenerateGemini,
        .golden = &golden::GeminiGolden()},
+      {.validator = neff::NeffFormat(), .conformance = &neff::conformance::NeffConformance()},
   };
   return kFormats;
 }
@@ -80,8 +83,6 @@ const FormatEntry* ResembledFormat(const std::string& path, ByteView bytes) {
 }
 
 std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
-  // A 1024-byte header, then the gzip of the archive.
-  if (HasBytesAt(bytes, 1024, "\x1f\x8b")) return "an AWS Neuron NEFF (not validated yet)";
   if (HasBytesAt(bytes, 0, "\x1f\x8b")) return "a gzip stream (compressed inputs are not read yet)";
   return std::nullopt;
 }

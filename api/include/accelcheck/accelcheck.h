@@ -59,6 +59,10 @@ struct Options {
   std::optional<uint64_t> max_depth = {};
   std::optional<uint64_t> max_tables = {};
   std::optional<uint64_t> time_budget_ms = {};
+  std::optional<uint64_t> max_inflated_bytes = {};
+  std::optional<uint64_t> max_compression_ratio = {};
+  std::optional<uint64_t> max_members = {};
+  std::optional<uint64_t> max_member_size = {};
   // What the file is checked against; unset, the defaults of `accelcheck
   // validate`. The Edge TPU runtime version a package must load on (10 or
   // more; `--edgetpu-runtime`): one that needs a newer runtime is an error.

@@ -1,0 +1,461 @@
+// Engine JSONs and their DMA blocks (docs/formats/neff.md §2.10 to §2.13,
+// §4 E and H), checked one block at a time as the decoder reads them.
+#include <algorithm>
+#include <map>
+
+#include "validators/core/checked.h"
+#include "validators/core/json_reader.h"
+#include "validators/core/text.h"
+#include "validators/neff/access.h"
+#include "validators/neff/rules.h"
+#include "validators/neff/validate.h"
+
+namespace accelcheck::neff {
+
+using namespace rules;
+
+namespace {
+
+// Blocks of more descriptors' rows than this are checked for overlapping
+// writes by their extents only (NEFF-51).
+constexpr uint64_t kMaxOverlapRows = uint64_t{1} << 20;
+
+class EngineChecker {
+ public:
+  EngineChecker(Neff& neff, Subgraph& sg, size_t engine, DiagnosticSink& sink)
+      : neff_(neff), sg_(sg), def_(*sg.def), engine_(engine), sink_(sink) {}
+
+  void Block(uint64_t index, const neff::Block& block) {
+    const std::string path = Str("/dma/", index);
+    const QueueSet* queue = CheckQueue(block, path);
+    if (queue != nullptr && block.id && block.semaphore) CheckSemaphore(block, *queue, path);
+    if (block.has_desc && block.desc.empty()) {
+      sink_.Report(kBlockEmpty, Location{block.offset, std::nullopt, path + "/desc"},
+                   "the block's desc list is empty");
+    }
+    std::vector<WriteRows> writes;
+    for (size_t j = 0; j < block.desc.size(); ++j) {
+      CheckDescriptor(block.desc[j], Str(path, "/desc/", j), &writes, j);
+    }
+    CheckDisjointWrites(block, writes, path);
+    if (block.id && queue != nullptr) {
+      sg_.blocks[engine_].push_back({queue->name, *block.id, index, block.offset});
+    }
+    ++sg_.block_count;
+  }
+
+ private:
+  struct WriteRows {
+    std::string var;
+    std::vector<std::pair<uint64_t, uint64_t>> rows = {};  // [begin, end) byte ranges
+    size_t desc = 0;
+  };
+
+  // NEFF-34: the block's queue set, declared and owned by this engine.
+  const QueueSet* CheckQueue(const neff::Block& block, const std::string& path) {
+    if (!block.queue && !block.instance_name) {
+      sink_.Report(kBlockQueue, Location{block.offset, std::nullopt, path},
+                   "the block has neither queue nor instance_name");
+      return nullptr;
+    }
+    if (!block.queue) return nullptr;  // a queue instance, which def.json does not list
+    const QueueSet* queue = def_.FindQueue(*block.queue);
+    if (queue == nullptr) {
+      sink_.Report(
+          kBlockQueue, Location{block.offset, std::nullopt, path + "/queue"},
+          Str("queue ", Quoted(*block.queue), " is no queue set of ", Quoted(sg_.definition)));
+      return nullptr;
+    }
+    if (queue->owner && queue->owner->value != kEngineKeys[engine_]) {
+      sink_.Report(
+          kBlockOwner, Location{block.offset, std::nullopt, path + "/queue"},
+          Str("queue set ", Quoted(*block.queue), " is owned by ", Quoted(queue->owner->value),
+              ", not by this engine, ", Quoted(kEngineKeys[engine_])));
+    }
+    return queue;
+  }
+
+  // NEFF-34 and NEFF-49: the semaphore is the set's, at id % num_queues.
+  void CheckSemaphore(const neff::Block& block, const QueueSet& queue, const std::string& path) {
+    if (!queue.semaphore_set || queue.semaphore_set->value.empty()) return;
+    const std::vector<int64_t>& set = queue.semaphore_set->value;
+    const Location at{block.offset, std::nullopt, path + "/semaphore"};
+    if (std::find(set.begin(), set.end(), *block.semaphore) == set.end()) {
+      sink_.Report(kBlockSemaphore, at,
+                   Str("semaphore ", *block.semaphore, " is not in queue set ", Quoted(queue.name),
+                       "'s semaphore_set"));
+      return;
+    }
+    if (*block.id < 0 || queue.queue_count() == 0) return;
+    const uint64_t slot = static_cast<uint64_t>(*block.id) % queue.queue_count();
+    if (slot < set.size() && set[slot] != *block.semaphore) {
+      sink_.Report(
+          kBlockSemaphoreIndex, at,
+          Str("semaphore ", *block.semaphore, " of block id ", *block.id, " is not semaphore_set[",
+              *block.id, " % ", queue.queue_count(), "] = ", set[slot]));
+    }
+  }
+
+  void CheckDescriptor(const Descriptor& d, const std::string& path, std::vector<WriteRows>* writes,
+                       size_t index) {
+    CheckOperation(d, path);
+    const Variable* from = CheckSource(d, path);
+    const Variable* to = nullptr;
+    if (!d.to.var) {
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path},
+                   "the descriptor has no to");
+    } else if ((to = def_.FindVar(*d.to.var)) == nullptr) {
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path + "/to"},
+                   Str("to names ", Quoted(*d.to.var), ", which def.json does not declare"));
+    }
+    const std::optional<Pattern> from_pattern =
+        d.from_arr ? std::nullopt : CheckPattern(d.from, "from", d, path);
+    const std::optional<Pattern> to_pattern = CheckPattern(d.to, "to", d, path);
+    if (from_pattern && to_pattern && from_pattern->elements && to_pattern->elements &&
+        *from_pattern->elements != *to_pattern->elements) {
+      sink_.Report(
+          kDescElements, Location{d.offset, std::nullopt, path},
+          Str("from visits ", *from_pattern->elements, " elements of ", from_pattern->dtype,
+              ", to ", *to_pattern->elements, " of ", to_pattern->dtype));
+    }
+    if (from && from_pattern) CheckBounds(*from, *from_pattern, d, "from", path);
+    if (to && to_pattern && CheckBounds(*to, *to_pattern, d, "to", path)) {
+      AddWrites(*to, *to_pattern, index, writes);
+    }
+    CheckDtypes(d, path);
+    CheckDirection(d, from, to, path);
+  }
+
+  // NEFF-35: the source is declared (or a list of at most 16 of them).
+  const Variable* CheckSource(const Descriptor& d, const std::string& path) {
+    if (d.from_arr) {
+      if (d.from_arr->size() > 16) {
+        sink_.Report(
+            kDescVariable, Location{d.offset, std::nullopt, path + "/from_arr"},
+            Str("from_arr lists ", d.from_arr->size(), " sources; at most 16 are allowed"));
+      }
+      for (size_t k = 0; k < d.from_arr->size(); ++k) {
+        const Side& s = (*d.from_arr)[k];
+        if (!s.var || def_.FindVar(*s.var) == nullptr) {
+          sink_.Report(
+              kDescVariable, Location{d.offset, std::nullopt, Str(path, "/from_arr/", k, "/from")},
+              Str("from_arr source ", k,
+                  s.var ? Str(" names ", Quoted(*s.var), ", which def.json does not declare")
+                        : " has no from"));
+        }
+      }
+      return nullptr;
+    }
+    if (!d.from.var) {
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path},
+                   "the descriptor has neither from nor from_arr");
+      return nullptr;
+    }
+    const Variable* from = def_.FindVar(*d.from.var);
+    if (from == nullptr) {
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path + "/from"},
+                   Str("from names ", Quoted(*d.from.var), ", which def.json does not declare"));
+    }
+    return from;
+  }
+
+  // NEFF-36, NEFF-37's element count.
+  std::optional<Pattern> CheckPattern(const Side& side, std::string_view name, const Descriptor& d,
+                                      const std::string& path) {
+    if (!side.sizes || !side.steps || !side.off) return std::nullopt;
+    const std::vector<int64_t>& sizes = *side.sizes;
+    const std::vector<int64_t>& steps = *side.steps;
+    if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > 4) {
+      sink_.Report(kDescPattern, Location{d.offset, std::nullopt, Str(path, "/", name, "_sizes")},
+                   Str(name, "_sizes has ", sizes.size(), " entries and ", name, "_steps ",
+                       steps.size(), "; both need the same count, 1 to 4"));
+      return std::nullopt;
+    }
+    const std::string dtype = side.dtype.value_or("uint8");
+    const uint64_t element = DtypeBytes(dtype);
+    if (element == 0) {
+      sink_.Report(kDescDtype, Location{d.offset, std::nullopt, Str(path, "/", name, "_dtype")},
+                   Str(name, "_dtype ", Quoted(dtype), " is not one of the 15 dtypes"));
+      return std::nullopt;
+    }
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      if (sizes[k] < 1) {
+        sink_.Report(kDescPatternValues,
+                     Location{d.offset, std::nullopt, Str(path, "/", name, "_sizes/", k)},
+                     Str(name, "_sizes[", k, "] is ", sizes[k]));
+        return std::nullopt;
+      }
+    }
+    if (steps[0] != 1) {
+      sink_.Report(kDescPatternValues,
+                   Location{d.offset, std::nullopt, Str(path, "/", name, "_steps/0")},
+                   Str(name, "_steps[0] is ", steps[0], ", not 1"));
+    }
+    Pattern pattern{.off = *side.off, .sizes = sizes, .steps = steps, .dtype = dtype};
+    if (static_cast<uint64_t>(sizes[0]) % element != 0) {
+      sink_.Report(kDescRowBytes,
+                   Location{d.offset, std::nullopt, Str(path, "/", name, "_sizes/0")},
+                   Str(name, "_sizes[0] = ", sizes[0], " bytes is not a whole number of ", dtype,
+                       " elements (", element, " bytes)"));
+      return pattern;
+    }
+    pattern.elements = ElementCount(sizes, element);
+    return pattern;
+  }
+
+  // NEFF-39 and NEFF-31's accesses; true when the access is inside.
+  bool CheckBounds(const Variable& var, const Pattern& p, const Descriptor& d,
+                   std::string_view name, const std::string& path) {
+    const Location at{d.offset, std::nullopt, Str(path, "/", name, "_off")};
+    const AccessCheck check = var.type == VarType::kStateBuffer
+                                  ? CheckStateBufferAccess(p, neff_.state_buffer)
+                                  : CheckVariableAccess(p, var.size ? var.size->value : 0);
+    if (!check.problem.empty()) {
+      sink_.Report(kDescBounds, at, Str(name, " ", Quoted(var.name), ": ", check.problem));
+      return false;
+    }
+    if (var.type != VarType::kStateBuffer) return true;
+    for (const Reservation& r : def_.reservations) {
+      if (r.type != "evtaccel" || !r.base_partition || !r.partitions || !r.offset || !r.size)
+        continue;
+      if (check.Touches(*r.base_partition, *r.partitions, *r.offset, *r.size)) {
+        sink_.Report(
+            kReservationAccess, at,
+            Str(name, " reaches bytes ", *r.offset, " to ", *r.offset + *r.size - 1,
+                " of partitions ", *r.base_partition, " to ", *r.base_partition + *r.partitions - 1,
+                ", which the runtime reserves (evtaccel)"));
+      }
+    }
+    return true;
+  }
+
+  // NEFF-38: the operation and its fields.
+  void CheckOperation(const Descriptor& d, const std::string& path) {
+    static constexpr std::string_view kOps[] = {"fma", "cast",      "add", "min",
+                                                "max", "transpose", "copy"};
+    const auto report = [&](std::string_view key, std::string message) {
+      sink_.Report(kDescOp, Location{d.offset, std::nullopt, Str(path, "/", key)},
+                   std::move(message));
+    };
+    if (d.op && std::find(std::begin(kOps), std::end(kOps), *d.op) == std::end(kOps)) {
+      report("op",
+             Str("op ", Quoted(*d.op), " is not fma, cast, add, min, max, transpose or copy"));
+    }
+    if (d.transpose_shape && d.transpose_shape->size() != 4) {
+      report("transpose_shape",
+             Str("transpose_shape has ", d.transpose_shape->size(), " entries, not 4"));
+    }
+    const std::string_view op = d.Op();
+    if ((d.has_scale || d.has_scale_dtype) && op != "fma") {
+      report(d.has_scale ? "scale" : "scale_dtype",
+             Str("scale is for the fma op; this descriptor's op is ", op));
+    }
+    if (d.has_constant && (!d.has_constant_dtype || (op != "min" && op != "max"))) {
+      report("constant", d.has_constant_dtype
+                             ? Str("constant is for the min and max ops; this one's is ", op)
+                             : "constant is given without constant_dtype");
+    }
+    if (d.num_tiling_dimensions && d.to.sizes &&
+        *d.num_tiling_dimensions > static_cast<int64_t>(d.to.sizes->size())) {
+      sink_.Report(kDescTiling, Location{d.offset, std::nullopt, path + "/num_tiling_dimensions"},
+                   Str("num_tiling_dimensions is ", *d.num_tiling_dimensions, " for ",
+                       d.to.sizes->size(), " dimensions"));
+    }
+  }
+
+  // NEFF-52: copies keep the dtype, casts change it.
+  void CheckDtypes(const Descriptor& d, const std::string& path) {
+    if (d.from_arr) return;
+    const std::string from = d.from.dtype.value_or("uint8");
+    const std::string to = d.to.dtype.value_or("uint8");
+    const std::string_view op = d.Op();
+    if ((op == "copy" || op == "transpose") && from != to) {
+      sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, path + "/to_dtype"},
+                   Str("a ", op, " from ", from, " to ", to, " changes the dtype"));
+    } else if (op == "cast" && from == to) {
+      sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, path + "/to_dtype"},
+                   Str("a cast from ", from, " to ", to, " keeps the dtype"));
+    }
+  }
+
+  // NEFF-53: inputs and constants are only read, outputs only written.
+  void CheckDirection(const Descriptor& d, const Variable* from, const Variable* to,
+                      const std::string& path) {
+    if (to != nullptr && (to->type == VarType::kInput || to->type == VarType::kFile)) {
+      sink_.Report(
+          kDescDirection, Location{d.offset, std::nullopt, path + "/to"},
+          Str("the descriptor writes ", VarTypeName(to->type), " variable ", Quoted(to->name)));
+    }
+    if (from != nullptr && from->type == VarType::kOutput) {
+      sink_.Report(kDescDirection, Location{d.offset, std::nullopt, path + "/from"},
+                   Str("the descriptor reads output variable ", Quoted(from->name)));
+    }
+  }
+
+  void AddWrites(const Variable& var, const Pattern& p, size_t desc, std::vector<WriteRows>* out) {
+    WriteRows rows{.var = var.name, .desc = desc};
+    uint64_t total = 0;
+    for (const WriteRows& w : *out) total += w.rows.size();
+    // A block too large to list is not checked for overlaps.
+    if (ForEachRow(p, kMaxOverlapRows - std::min(total, kMaxOverlapRows),
+                   [&](uint64_t begin, uint64_t end) { rows.rows.emplace_back(begin, end); })) {
+      out->push_back(std::move(rows));
+    }
+  }
+
+  // NEFF-51: the block's descriptors write disjoint bytes.
+  void CheckDisjointWrites(const neff::Block& block, std::vector<WriteRows>& writes,
+                           const std::string& path) {
+    if (writes.size() < 2) return;
+    struct Row {
+      uint64_t begin, end;
+      size_t desc;
+    };
+    std::map<std::string, std::vector<Row>> by_var;
+    for (const WriteRows& w : writes) {
+      for (const auto& [begin, end] : w.rows) by_var[w.var].push_back({begin, end, w.desc});
+    }
+    for (auto& [var, rows] : by_var) {
+      std::sort(rows.begin(), rows.end(),
+                [](const Row& a, const Row& b) { return a.begin < b.begin; });
+      const Row* reach = nullptr;  // the row reaching furthest so far
+      for (const Row& row : rows) {
+        if (reach != nullptr && row.begin < reach->end && row.desc != reach->desc) {
+          sink_.Report(kBlockOverlap, Location{block.offset, std::nullopt, path + "/desc"},
+                       Str("descriptors ", std::min(reach->desc, row.desc), " and ",
+                           std::max(reach->desc, row.desc), " both write byte ", Hex(row.begin),
+                           " of ", Quoted(var)));
+          return;
+        }
+        if (reach == nullptr || row.end > reach->end) reach = &row;
+      }
+    }
+  }
+
+  Neff& neff_;
+  Subgraph& sg_;
+  const Definition& def_;
+  size_t engine_;
+  DiagnosticSink& sink_;
+};
+
+// NEFF-34 and NEFF-47: ids 0..k-1 per engine and per queue, (queue, id)
+// pairs unique.
+void CheckBlockIds(const std::vector<BlockKey>& blocks, DiagnosticSink& sink) {
+  std::map<int64_t, const BlockKey*> ids;
+  std::map<std::string, std::map<int64_t, const BlockKey*>> per_queue;
+  for (const BlockKey& b : blocks) {
+    ids.emplace(b.id, &b);
+    const auto [it, added] = per_queue[b.queue].emplace(b.id, &b);
+    if (!added) {
+      sink.Report(kBlockQueueId, Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")},
+                  Str("block ", b.index, " has queue ", Quoted(b.queue), " and id ", b.id,
+                      ", like block ", it->second->index, "; a trigger would name both"));
+    }
+  }
+  const auto dense = [](const std::map<int64_t, const BlockKey*>& set) -> const BlockKey* {
+    int64_t expected = 0;
+    for (const auto& [id, block] : set) {
+      if (id != expected++) return block;
+    }
+    return nullptr;
+  };
+  if (const BlockKey* gap = dense(ids)) {
+    sink.Report(kBlockIds, Location{gap->offset, std::nullopt, Str("/dma/", gap->index, "/id")},
+                Str("the engine's block ids are not 0 to ", ids.size() - 1, ": ", gap->id,
+                    " comes where ", std::distance(ids.begin(), ids.find(gap->id)), " belongs"));
+  }
+  for (const auto& [queue, set] : per_queue) {
+    if (const BlockKey* gap = dense(set)) {
+      sink.Report(kBlockQueueId,
+                  Location{gap->offset, std::nullopt, Str("/dma/", gap->index, "/id")},
+                  Str("the ids of queue ", Quoted(queue), " are not 0 to ", set.size() - 1, ": ",
+                      gap->id, " is among them"));
+    }
+  }
+}
+
+// NEFF-44: the activation sets Activation.json uses, and their files.
+void CheckActivationSets(Neff& neff, Subgraph& sg, const EngineDocument& doc,
+                         DiagnosticSink& sink) {
+  if (!doc.act_info) return;
+  const std::string member = sg.Member(doc.act_info->value);
+  const Location at{doc.act_info->offset, std::nullopt, "/act_info"};
+  if (!neff.Reach(member)) {
+    sink.Report(kActivationSet, at,
+                Str("act_info ", Quoted(doc.act_info->value), " names no member"));
+    return;
+  }
+  const tar::Member* catalogue_member = JsonMember(neff, member);
+  if (catalogue_member == nullptr) return;
+  const std::optional<ActivationCatalogue> catalogue =
+      DecodeActivationCatalogue(catalogue_member->data, neff.context.limits, neff.In(member));
+  if (!catalogue || !doc.activation_sets) return;
+  const std::vector<std::string>& used = doc.activation_sets->value;
+  for (size_t i = 0; i < used.size(); ++i) {
+    const auto set = std::find_if(catalogue->begin(), catalogue->end(),
+                                  [&](const ActivationSet& s) { return s.name == used[i]; });
+    if (set == catalogue->end()) {
+      sink.Report(
+          kActivationSet,
+          Location{doc.activation_sets->offset, std::nullopt, Str("/activation_function_sets/", i)},
+          Str("activation set ", Quoted(used[i]), " is not in ", Quoted(member)));
+      continue;
+    }
+    for (const Reference& file : set->files) {
+      neff.names.push_back({member, file});
+      if (!neff.Reach(sg.Member(file.name))) {
+        neff.In(member).Report(kActivationFiles, Location{file.offset, std::nullopt, file.pointer},
+                               Str("activation set ", Quoted(set->name), "'s file ",
+                                   Quoted(file.name), " is not in the archive"));
+      }
+    }
+  }
+}
+
+void CheckEngine(Neff& neff, Subgraph& sg, size_t e) {
+  const std::string& member = sg.engine_member[e];
+  if (member.empty() || neff.container.Find(member) == nullptr) return;
+  const tar::Member* text = JsonMember(neff, member);
+  if (text == nullptr) return;
+  DiagnosticSink& sink = neff.In(member);
+  EngineChecker checker(neff, sg, e, sink);
+  const std::optional<EngineDocument> doc =
+      DecodeEngine(text->data, neff.context.limits, sink,
+                   [&](uint64_t index, const Block& block) { checker.Block(index, block); });
+  if (!doc) return;
+  const Definition& def = *sg.def;
+  const std::string_view own_name = std::string_view(member).substr(sg.name_prefix().size());
+  if (doc->instr && def.engine_program[e] && doc->instr->value != def.engine_program[e]->value) {
+    sink.Report(kEngineNames, Location{doc->instr->offset, std::nullopt, "/instr"},
+                Str("instr ", Quoted(doc->instr->value), " differs from def.json's ",
+                    Quoted(def.engine_program[e]->value)));
+  }
+  if (doc->name && doc->name->value != own_name) {
+    sink.Report(kEngineNames, Location{doc->name->offset, std::nullopt, "/name"},
+                Str("name ", Quoted(doc->name->value), " differs from the member's own name ",
+                    Quoted(own_name)));
+  }
+  for (const auto* ref : {&doc->instr, &doc->act_info}) {
+    if (*ref)
+      neff.names.push_back(
+          {member, {(*ref)->value, ref == &doc->instr ? "/instr" : "/act_info", (*ref)->offset}});
+  }
+  for (const Reference& table : doc->dve_tables) neff.names.push_back({member, table});
+  CheckBlockIds(sg.blocks[e], sink);
+  CheckActivationSets(neff, sg, *doc, sink);
+  for (const Reference& table : doc->dve_tables) {
+    if (!neff.Reach(sg.Member(table.name))) {
+      sink.Report(kDveTables, Location{table.offset, std::nullopt, table.pointer},
+                  Str("DVE table ", Quoted(table.name), " is not in the archive"));
+    }
+  }
+}
+
+}  // namespace
+
+void CheckEngines(Neff& neff, Subgraph& sg) {
+  for (size_t e = 0; e < kEngineCount; ++e) CheckEngine(neff, sg, e);
+}
+
+}  // namespace accelcheck::neff
