@@ -130,6 +130,15 @@ std::vector<Input> EdgetpuCorpus() {
   return inputs;
 }
 
+// Every NEFF: the seven real files of Trn1 and Trn2.
+std::vector<Input> NeffCorpus() {
+  std::vector<Input> inputs;
+  for (const fs::path& neff : FilesIn(CorpusDir() / "neff", ".neff")) {
+    inputs.push_back(OnDisk("neff", neff, {}));
+  }
+  return inputs;
+}
+
 // Every scheduler IR with its frontend IR:
 // int8_resnet34.sim_quantized_b16_c1_bw16_stschedule.json has
 // frontend_ir/int8_resnet34.sim_quantized_b16.json; and every frontend IR
@@ -204,8 +213,8 @@ std::vector<Input> GeneratedSchedules() {
 
 std::vector<Input> AllInputs() {
   std::vector<Input> inputs;
-  for (auto list : {PteCorpus(), EdgetpuCorpus(), TensilCorpus(), GeminiCorpus(), ProviderBases(),
-                    GeneratedSchedules()}) {
+  for (auto list : {PteCorpus(), EdgetpuCorpus(), TensilCorpus(), GeminiCorpus(), NeffCorpus(),
+                    ProviderBases(), GeneratedSchedules()}) {
     inputs.insert(inputs.end(), list.begin(), list.end());
   }
   return inputs;
