@@ -211,11 +211,7 @@ ExitCode RunEdgetpu(const Args& args) {
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one model");
   ValidateContext context;
   std::string error;
-  if (!ApplyLimitFlags(*parsed, &context.limits, &error) ||
-      !ApplyTargetFlags(*parsed, &context.targets, &error))
-    return UsageError(spec, error);
-  context.path = parsed->positional[0];
-  context.deadline = Deadline(context.limits.time_budget_ms);
+  if (!InputContext(*parsed, &context, &error)) return UsageError(spec, error);
   const std::string mode = parsed->Get("mode").value_or("link");
   if (mode != "link" && mode != "dma" && mode != "relayout" && mode != "inverse")
     return UsageError(spec, Str("--mode ", mode, ": expected link, dma, relayout or inverse"));

@@ -62,6 +62,7 @@ ExitCode RunSimulateGemini(const Args& args);  // cmd_simulate_gemini.cc
 ExitCode RunGemini(const Args& args);          // cmd_run_gemini.cc: run on a Gemini IR
 ExitCode RunTensil(const Args& args);          // cmd_run_tensil.cc: run on a Tensil model
 ExitCode RunPte(const Args& args);
+ExitCode RunNeff(const Args& args);            // cmd_run_neff.cc: the DMA blocks
 ExitCode RunEdgetpu(const Args& args);         // cmd_run_edgetpu.cc: link, replay, re-layout //
                                                // cmd_run_pte.cc: run an ExecuTorch program
 ExitCode RunAssembleTensil(const Args& args);  // cmd_assemble_tensil.cc

@@ -10,5 +10,6 @@ const GoldenFormat& TensilGolden();   // golden_tensil.cc
 const GoldenFormat& GeminiGolden();   // golden_gemini.cc
 const GoldenFormat& PteGolden();      // golden_pte.cc
 const GoldenFormat& EdgetpuGolden();  // golden_edgetpu.cc
+const GoldenFormat& NeffGolden();     // golden_neff.cc
 
 }  // namespace accelcheck::golden

@@ -126,4 +126,13 @@ bool ApplyTargetFlags(const ParsedArgs& parsed, Targets* targets, std::string* e
   return true;
 }
 
+bool InputContext(const ParsedArgs& parsed, ValidateContext* context, std::string* error) {
+  if (!ApplyLimitFlags(parsed, &context->limits, error) ||
+      !ApplyTargetFlags(parsed, &context->targets, error))
+    return false;
+  context->path = parsed.positional[0];
+  context->deadline = Deadline(context->limits.time_budget_ms);
+  return true;
+}
+
 }  // namespace accelcheck::cli

@@ -10,6 +10,7 @@
 
 #include "tools/accelcheck/options.h"
 #include "validators/core/bytes.h"
+#include "validators/core/format.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
 #include "validators/core/targets.h"
@@ -44,5 +45,10 @@ std::vector<Flag> TargetFlags();
 // Sets every target given in `parsed`; false (with `error`) on a value that
 // is not a number in the target's range.
 bool ApplyTargetFlags(const ParsedArgs& parsed, Targets* targets, std::string* error);
+
+// The context of a command on its one input file, the only positional of
+// `parsed`: limits and targets from the flags, the path, the time budget
+// started. False (with `error`) on a flag value out of range.
+bool InputContext(const ParsedArgs& parsed, ValidateContext* context, std::string* error);
 
 }  // namespace accelcheck::cli

@@ -42,7 +42,10 @@ std::span<const FormatEntry> Formats() {
        .simulate = RunSimulateGemini,
        .generate = RunGenerateGemini,
        .golden = &golden::GeminiGolden()},
-      {.validator = neff::NeffFormat(), .conformance = &neff::conformance::NeffConformance()},
+      {.validator = neff::NeffFormat(),
+       .conformance = &neff::conformance::NeffConformance(),
+       .run = RunNeff,
+       .golden = &golden::NeffGolden()},
   };
   return kFormats;
 }

@@ -206,7 +206,11 @@ struct Descriptor {
   bool IsTranspose() const {
     return op ? *op == "transpose" : transpose_op.has_value() || transpose_shape.has_value();
   }
-  std::string_view Op() const { return IsTranspose() ? "transpose" : op ? *op : "copy"; }
+  std::string_view Op() const {
+    if (IsTranspose()) return "transpose";
+    if (op) return *op;
+    return "copy";
+  }
 };
 
 struct Block {

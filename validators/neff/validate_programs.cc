@@ -4,6 +4,7 @@
 
 #include "validators/core/bytes.h"
 #include "validators/core/text.h"
+#include "validators/neff/program.h"
 #include "validators/neff/rules.h"
 #include "validators/neff/validate.h"
 
@@ -12,19 +13,6 @@ namespace accelcheck::neff {
 using namespace rules;
 
 namespace {
-
-constexpr uint64_t kSlot = 64;
-constexpr uint8_t kSlotWords = 0x10;
-constexpr uint8_t kFirstOpcode = 0xB1;
-constexpr uint8_t kTriggerOpcode = 0xC1;
-// §3.2: the trigger slot's queue name and block id.
-constexpr uint64_t kQueueAt = 0x0C, kQueueBytes = 32, kBlockIdAt = 0x30;
-
-struct Trigger {
-  std::string queue;
-  uint32_t block_id = 0;
-  uint64_t offset = 0;
-};
 
 std::string SlotPath(uint64_t offset) { return Str("slot[", offset / kSlot, "]"); }
 
@@ -42,15 +30,9 @@ std::vector<Trigger> ReadSlots(ByteView program, DiagnosticSink& sink) {
                     ? std::string("the program has no slot")
                     : Str("the first slot's opcode is ", Hex(program[0]), ", not 0xb1"));
   }
-  std::vector<Trigger> triggers;
   uint64_t bad_lengths = 0, first_bad = 0;
   for (uint64_t at = 0; program.size() - at >= kSlot; at += kSlot) {
     if (program[at + 1] != kSlotWords && bad_lengths++ == 0) first_bad = at;
-    if (program[at] != kTriggerOpcode) continue;
-    const ByteView name = program.subspan(at + kQueueAt, kQueueBytes);
-    const auto nul = std::find(name.begin(), name.end(), uint8_t{0});
-    triggers.push_back(
-        {std::string(name.begin(), nul), *ReadLE<uint32_t>(program, at + kBlockIdAt), at});
   }
   if (bad_lengths != 0) {
     sink.Report(
@@ -58,7 +40,7 @@ std::vector<Trigger> ReadSlots(ByteView program, DiagnosticSink& sink) {
         Str("slot ", first_bad / kSlot, "'s length byte is ", Hex(program[first_bad + 1]),
             ", not 0x10 (", bad_lengths, bad_lengths == 1 ? " slot" : " slots", " in all)"));
   }
-  return triggers;
+  return ReadTriggers(program);
 }
 
 // NEFF-41 and NEFF-48: each trigger names one of the engine's blocks on a

@@ -1,0 +1,75 @@
+// accelcheck on NEFF files, end to end: inspect and one member, the DMA run
+// with its inputs and .npy outputs, and the refusals (a missing input, a
+// file that does not validate).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "conformance/neff/bases.h"
+#include "conformance/neff/model.h"
+#include "tests/tools/tool_runner.h"
+#include "validators/core/npy.h"
+
+namespace accelcheck::neff {
+namespace {
+
+using nlohmann::json;
+using testing::RunTool;
+using testing::TempDir;
+
+std::vector<uint8_t> Stream() { return conformance::Write(conformance::Bases().front().neff); }
+
+TEST(NeffCli, InspectPrintsTheTreeAndOneMember) {
+  const TempDir dir("neff_inspect");
+  const std::string file = dir.Write("stream.neff", Stream());
+  const auto run = RunTool({"inspect", "-q", file});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json doc = json::parse(run.out);
+  EXPECT_EQ(doc["format"], "neff");
+  EXPECT_EQ(doc["kelf"], "kelf-0.json");
+  EXPECT_EQ(doc["subgraphs"][0]["engines"]["sp"]["dma_blocks"], 4);
+  const auto member = RunTool({"inspect", "-q", "--member", "kelf-0.json", file});
+  ASSERT_EQ(member.exit_code, 0) << member.err;
+  EXPECT_EQ(json::parse(member.out)["target"], "sunda");
+  const auto missing = RunTool({"inspect", "-q", "--member", "nothing.json", file});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no file \"nothing.json\""), std::string::npos) << missing.err;
+}
+
+TEST(NeffCli, RunMovesTheInputsAndWritesTheOutputs) {
+  const TempDir dir("neff_run");
+  const std::string file = dir.Write("stream.neff", Stream());
+  const auto inspect = json::parse(RunTool({"inspect", "-q", file}).out);
+  std::vector<std::string> args = {"run", "-q", file, "--output-dir", dir.path() / "out"};
+  for (const json& v : inspect["subgraphs"][0]["variables"]) {
+    if (v["type"] != "input") continue;
+    const std::vector<double> values(v["size"].get<uint64_t>() / 4, 1.5);
+    const std::string name = v["name"];
+    args.push_back("--input");
+    args.push_back(name + "=" +
+                   dir.Write(name + ".npy",
+                             npy::Write(values, {values.size()}, {npy::Kind::kFloat, 4, false})));
+  }
+  const auto run = RunTool(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = json::parse(run.out);
+  EXPECT_EQ(report["blocks"], 6);
+  ASSERT_EQ(report["outputs"].size(), 1u);
+  EXPECT_EQ(report["outputs"][0]["unwritten_bytes"], 0);
+  EXPECT_TRUE(std::filesystem::exists(report["outputs"][0]["file"].get<std::string>()));
+}
+
+TEST(NeffCli, RunRefusesAMissingInputAndAFileThatDoesNotValidate) {
+  const TempDir dir("neff_run_refusals");
+  const std::string file = dir.Write("stream.neff", Stream());
+  const auto missing = RunTool({"run", "-q", file});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("needs --input"), std::string::npos) << missing.err;
+  std::vector<uint8_t> stale = Stream();
+  stale.back() ^= 1;  // the padding changes, the hash does not
+  const auto invalid = RunTool({"run", "-q", dir.Write("stale.neff", stale)});
+  EXPECT_EQ(invalid.exit_code, 1);
+  EXPECT_NE(invalid.err.find("does not validate; nothing run"), std::string::npos) << invalid.err;
+}
+
+}  // namespace
+}  // namespace accelcheck::neff
