@@ -60,18 +60,26 @@ inline uint64_t ValidateOnce(const Format& format, const InputBuffer& input,
   return sink.error_count();
 }
 
-// Validates every file of `dir` with one of `extensions` by `format`, best
-// of `repeat`, one line per file in name order: 3 when one cannot be read.
-inline int ValidateCorpus(const char* tool, const Format& format, const std::string& dir,
-                          const std::vector<std::string>& extensions, int repeat) {
+// The files of `dir` with one of `extensions`, in name order; none when
+// `dir` is not a directory.
+inline std::vector<std::filesystem::path> CorpusFiles(const std::string& dir,
+                                                      const std::vector<std::string>& extensions) {
   std::vector<std::filesystem::path> files;
+  if (!std::filesystem::is_directory(dir)) return files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string ext = entry.path().extension().string();
     if (std::find(extensions.begin(), extensions.end(), ext) != extensions.end())
       files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& path : files) {
+  return files;
+}
+
+// Validates every file of `dir` with one of `extensions` by `format`, best
+// of `repeat`, one line per file in name order: 3 when one cannot be read.
+inline int ValidateCorpus(const char* tool, const Format& format, const std::string& dir,
+                          const std::vector<std::string>& extensions, int repeat) {
+  for (const auto& path : CorpusFiles(dir, extensions)) {
     InputBuffer input;
     if (!ReadInput(tool, path.string(), &input)) return 3;
     uint64_t errors = 0;

@@ -115,3 +115,14 @@ for target in edgetpu_fuzzer edgetpu_package_fuzzer; do
     rm -rf "$tmp"
   fi
 done
+
+neff_descriptors=${BENCH_NEFF_DESCRIPTORS:-400000}
+echo "== NEFF: $neff_descriptors descriptors and a 16 MB constant: accelcheck vs inflating and hashing the payload, and peak memory"
+build/bench/neff_bench generate --descriptors "$neff_descriptors" --constant-mb 16 -o "$work/neff_large.neff"
+build/bench/neff_bench compare "$work/neff_large.neff" --repeat 5
+/usr/bin/time -f "peak RSS %M KiB, %e s" build/tools/accelcheck validate "$work/neff_large.neff" >/dev/null
+
+if [ -d ../shared/corpus/neff ]; then
+  echo "== NEFF real files (best of 20), then the comparison on the largest"
+  build/bench/neff_bench corpus ../shared/corpus/neff --repeat 20
+fi

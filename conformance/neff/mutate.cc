@@ -367,7 +367,12 @@ std::vector<Change> Changes() {
 
   // B. Payload and tar
   add(rules::kPayloadKind, [](Ctx& c) -> Result {
-    c.payload_patch = [](Buffer& p) { return p[0] = 0x42, true; };
+    c.payload_patch = [](Buffer& p) {
+      // Neither the gzip magic nor, for a plain tar, the ustar magic (§1.1).
+      p[0] = 0x42;
+      if (p.size() > tar_field::kMagic.at) p[tar_field::kMagic.at] = 'X';
+      return true;
+    };
     c.path = "payload";
     return true;
   });

@@ -206,10 +206,10 @@ struct Descriptor {
   bool IsTranspose() const {
     return op ? *op == "transpose" : transpose_op.has_value() || transpose_shape.has_value();
   }
+  // A view of `op` itself or of a literal, never of a temporary string.
   std::string_view Op() const {
     if (IsTranspose()) return "transpose";
-    if (op) return *op;
-    return "copy";
+    return op ? std::string_view(*op) : "copy";
   }
 };
 

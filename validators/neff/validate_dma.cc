@@ -33,9 +33,11 @@ class EngineChecker {
       sink_.Report(kBlockEmpty, Location{block.offset, std::nullopt, path + "/desc"},
                    "the block's desc list is empty");
     }
+    // The rows written matter only when several descriptors write (NEFF-51).
     std::vector<WriteRows> writes;
+    const bool several = block.desc.size() > 1;
     for (size_t j = 0; j < block.desc.size(); ++j) {
-      CheckDescriptor(block.desc[j], Str(path, "/desc/", j), &writes, j);
+      CheckDescriptor(block.desc[j], Str(path, "/desc/", j), several ? &writes : nullptr, j);
     }
     CheckDisjointWrites(block, writes, path);
     if (block.id && queue != nullptr) {
@@ -46,9 +48,13 @@ class EngineChecker {
 
  private:
   struct WriteRows {
-    std::string var;
+    std::string_view var;  // a name of def_, which outlives the block
     std::vector<std::pair<uint64_t, uint64_t>> rows = {};  // [begin, end) byte ranges
     size_t desc = 0;
+  };
+  struct Row {
+    uint64_t begin, end;
+    size_t desc;
   };
 
   // NEFF-34: the block's queue set, declared and owned by this engine.
@@ -119,7 +125,7 @@ class EngineChecker {
               ", to ", *to_pattern->elements, " of ", to_pattern->dtype));
     }
     if (from && from_pattern) CheckBounds(*from, *from_pattern, d, "from", path);
-    if (to && to_pattern && CheckBounds(*to, *to_pattern, d, "to", path)) {
+    if (to && to_pattern && CheckBounds(*to, *to_pattern, d, "to", path) && writes != nullptr) {
       AddWrites(*to, *to_pattern, index, writes);
     }
     CheckDtypes(d, path);
@@ -296,30 +302,45 @@ class EngineChecker {
     WriteRows rows{.var = var.name, .desc = desc};
     uint64_t total = 0;
     for (const WriteRows& w : *out) total += w.rows.size();
+    const uint64_t room = kMaxOverlapRows - std::min(total, kMaxOverlapRows);
+    // One row per element of the outer dimensions, allocated at once.
+    uint64_t count = 1;
+    for (size_t k = 1; k < p.sizes.size() && count <= room; ++k) {
+      const auto size = static_cast<uint64_t>(p.sizes[k]);
+      count = size > room ? room + 1 : count * size;
+    }
+    if (count <= room) rows.rows.reserve(count);
     // A block too large to list is not checked for overlaps.
-    if (ForEachRow(p, kMaxOverlapRows - std::min(total, kMaxOverlapRows),
+    if (ForEachRow(p, room,
                    [&](uint64_t begin, uint64_t end) { rows.rows.emplace_back(begin, end); })) {
       out->push_back(std::move(rows));
     }
   }
 
-  // NEFF-51: the block's descriptors write disjoint bytes.
+  // NEFF-51: the block's descriptors write disjoint bytes. A block writes
+  // few variables, each gathered once into one reused list of rows; a
+  // variable only one descriptor writes needs no sort.
   void CheckDisjointWrites(const neff::Block& block, std::vector<WriteRows>& writes,
                            const std::string& path) {
     if (writes.size() < 2) return;
-    struct Row {
-      uint64_t begin, end;
-      size_t desc;
-    };
-    std::map<std::string, std::vector<Row>> by_var;
-    for (const WriteRows& w : writes) {
-      for (const auto& [begin, end] : w.rows) by_var[w.var].push_back({begin, end, w.desc});
-    }
-    for (auto& [var, rows] : by_var) {
-      std::sort(rows.begin(), rows.end(),
+    std::vector<bool> gathered(writes.size(), false);
+    for (size_t i = 0; i < writes.size(); ++i) {
+      if (gathered[i]) continue;
+      const std::string_view var = writes[i].var;
+      rows_.clear();
+      bool several = false;
+      for (size_t j = i; j < writes.size(); ++j) {
+        if (gathered[j] || writes[j].var != var) continue;
+        gathered[j] = true;
+        several = several || j != i;
+        for (const auto& [begin, end] : writes[j].rows)
+          rows_.push_back({begin, end, writes[j].desc});
+      }
+      if (!several) continue;
+      std::sort(rows_.begin(), rows_.end(),
                 [](const Row& a, const Row& b) { return a.begin < b.begin; });
       const Row* reach = nullptr;  // the row reaching furthest so far
-      for (const Row& row : rows) {
+      for (const Row& row : rows_) {
         if (reach != nullptr && row.begin < reach->end && row.desc != reach->desc) {
           sink_.Report(kBlockOverlap, Location{block.offset, std::nullopt, path + "/desc"},
                        Str("descriptors ", std::min(reach->desc, row.desc), " and ",
@@ -337,6 +358,7 @@ class EngineChecker {
   const Definition& def_;
   size_t engine_;
   DiagnosticSink& sink_;
+  std::vector<Row> rows_;  // CheckDisjointWrites' rows of one variable
 };
 
 // NEFF-34 and NEFF-47: ids 0..k-1 per engine and per queue, (queue, id)
