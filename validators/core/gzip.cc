@@ -67,6 +67,11 @@ bool HasMagic(ByteView bytes) {
   return bytes.size() >= 3 && bytes[0] == 0x1f && bytes[1] == 0x8b && bytes[2] == 0x08;
 }
 
+// Deflated data and archives of text compress up to about 16 times; past
+// that, and past 1 GiB, the output grows by doubling.
+constexpr uint64_t kTypicalRatio = 16;
+constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
+
 std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error) {
   Member member;
   uint64_t start = 0;
@@ -77,6 +82,10 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
                                  ? UINT64_MAX
                                  : compressed * limits.max_ratio;
   const uint64_t cap = std::min(limits.max_inflated, ratio_cap);
+  // Address space for the usual ratios up front: reserved pages are not
+  // resident until written, and growing inside them copies nothing, so the
+  // peak stays the inflated size instead of one and a half times it.
+  member.data.reserve(std::min({cap + 1, compressed * kTypicalRatio, kMaxReserve}));
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) {
     Fail(error, Problem::kCorrupt, start, "zlib could not start");
@@ -91,10 +100,13 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
       fed += z.avail_in;
     }
     if (member.data.size() > cap) break;
-    // Grow by the size so far (at least 1 MiB), never past one byte over the cap.
+    // Grow by the size so far, at first by what a typical ratio gives (a
+    // small stream zero-fills no more than it needs), never past one byte
+    // over the cap.
     const uint64_t room = cap + 1 - member.data.size();
+    const uint64_t first = std::min(compressed * kTypicalRatio + 4096, uint64_t{1} << 20);
     const uint64_t grow = std::min<uint64_t>(
-        {room, std::max<uint64_t>(member.data.size(), uint64_t{1} << 20), uint64_t{1} << 30});
+        {room, std::max<uint64_t>(member.data.size(), first), uint64_t{1} << 30});
     const size_t before = member.data.size();
     member.data.resize(before + grow);
     z.next_out = member.data.data() + before;

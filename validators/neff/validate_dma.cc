@@ -47,9 +47,12 @@ class EngineChecker {
   }
 
  private:
+  // A descriptor's write: what it reaches, and its pattern to list the rows
+  // of when another write of the block reaches the same bytes.
   struct WriteRows {
     std::string_view var;  // a name of def_, which outlives the block
-    std::vector<std::pair<uint64_t, uint64_t>> rows = {};  // [begin, end) byte ranges
+    AccessCheck extent;
+    Pattern pattern;
     size_t desc = 0;
   };
   struct Row {
@@ -125,8 +128,11 @@ class EngineChecker {
               ", to ", *to_pattern->elements, " of ", to_pattern->dtype));
     }
     if (from && from_pattern) CheckBounds(*from, *from_pattern, d, "from", path);
-    if (to && to_pattern && CheckBounds(*to, *to_pattern, d, "to", path) && writes != nullptr) {
-      AddWrites(*to, *to_pattern, index, writes);
+    if (to && to_pattern) {
+      std::optional<AccessCheck> extent = CheckBounds(*to, *to_pattern, d, "to", path);
+      if (extent && writes != nullptr) {
+        writes->push_back({to->name, std::move(*extent), *to_pattern, index});
+      }
     }
     CheckDtypes(d, path);
     CheckDirection(d, from, to, path);
@@ -209,18 +215,18 @@ class EngineChecker {
     return pattern;
   }
 
-  // NEFF-39 and NEFF-31's accesses; true when the access is inside.
-  bool CheckBounds(const Variable& var, const Pattern& p, const Descriptor& d,
-                   std::string_view name, const std::string& path) {
+  // NEFF-39 and NEFF-31's accesses; what the access reaches when it is inside.
+  std::optional<AccessCheck> CheckBounds(const Variable& var, const Pattern& p, const Descriptor& d,
+                                         std::string_view name, const std::string& path) {
     const Location at{d.offset, std::nullopt, Str(path, "/", name, "_off")};
     const AccessCheck check = var.type == VarType::kStateBuffer
                                   ? CheckStateBufferAccess(p, neff_.state_buffer)
                                   : CheckVariableAccess(p, var.size ? var.size->value : 0);
     if (!check.problem.empty()) {
       sink_.Report(kDescBounds, at, Str(name, " ", Quoted(var.name), ": ", check.problem));
-      return false;
+      return std::nullopt;
     }
-    if (var.type != VarType::kStateBuffer) return true;
+    if (var.type != VarType::kStateBuffer) return check;
     for (const Reservation& r : def_.reservations) {
       if (r.type != "evtaccel" || !r.base_partition || !r.partitions || !r.offset || !r.size)
         continue;
@@ -232,7 +238,7 @@ class EngineChecker {
                 ", which the runtime reserves (evtaccel)"));
       }
     }
-    return true;
+    return check;
   }
 
   // NEFF-38: the operation and its fields.
@@ -298,59 +304,64 @@ class EngineChecker {
     }
   }
 
-  void AddWrites(const Variable& var, const Pattern& p, size_t desc, std::vector<WriteRows>* out) {
-    WriteRows rows{.var = var.name, .desc = desc};
-    uint64_t total = 0;
-    for (const WriteRows& w : *out) total += w.rows.size();
-    const uint64_t room = kMaxOverlapRows - std::min(total, kMaxOverlapRows);
-    // One row per element of the outer dimensions, allocated at once.
-    uint64_t count = 1;
-    for (size_t k = 1; k < p.sizes.size() && count <= room; ++k) {
-      const auto size = static_cast<uint64_t>(p.sizes[k]);
-      count = size > room ? room + 1 : count * size;
-    }
-    if (count <= room) rows.rows.reserve(count);
-    // A block too large to list is not checked for overlaps.
-    if (ForEachRow(p, room,
-                   [&](uint64_t begin, uint64_t end) { rows.rows.emplace_back(begin, end); })) {
-      out->push_back(std::move(rows));
-    }
+  static bool Intersect(const AccessCheck& a, const AccessCheck& b) {
+    return a.first_partition <= b.last_partition && b.first_partition <= a.last_partition &&
+           a.first_byte <= b.last_byte && b.first_byte <= a.last_byte;
   }
 
-  // NEFF-51: the block's descriptors write disjoint bytes. A block writes
-  // few variables, each gathered once into one reused list of rows; a
-  // variable only one descriptor writes needs no sort.
+  // NEFF-51: the block's descriptors write disjoint bytes. Writes whose
+  // extents are apart cannot share a byte; only the variables where two
+  // extents meet have their rows listed, sorted and swept.
   void CheckDisjointWrites(const neff::Block& block, std::vector<WriteRows>& writes,
                            const std::string& path) {
     if (writes.size() < 2) return;
-    std::vector<bool> gathered(writes.size(), false);
+    std::vector<bool> done(writes.size(), false);
     for (size_t i = 0; i < writes.size(); ++i) {
-      if (gathered[i]) continue;
+      if (done[i]) continue;
       const std::string_view var = writes[i].var;
-      rows_.clear();
-      bool several = false;
+      std::vector<const WriteRows*> group;
       for (size_t j = i; j < writes.size(); ++j) {
-        if (gathered[j] || writes[j].var != var) continue;
-        gathered[j] = true;
-        several = several || j != i;
-        for (const auto& [begin, end] : writes[j].rows)
-          rows_.push_back({begin, end, writes[j].desc});
+        if (writes[j].var != var) continue;
+        done[j] = true;
+        group.push_back(&writes[j]);
       }
-      if (!several) continue;
-      std::sort(rows_.begin(), rows_.end(),
-                [](const Row& a, const Row& b) { return a.begin < b.begin; });
-      const Row* reach = nullptr;  // the row reaching furthest so far
-      for (const Row& row : rows_) {
-        if (reach != nullptr && row.begin < reach->end && row.desc != reach->desc) {
-          sink_.Report(kBlockOverlap, Location{block.offset, std::nullopt, path + "/desc"},
-                       Str("descriptors ", std::min(reach->desc, row.desc), " and ",
-                           std::max(reach->desc, row.desc), " both write byte ", Hex(row.begin),
-                           " of ", Quoted(var)));
-          return;
+      bool meet = false;
+      for (size_t a = 0; a < group.size() && !meet; ++a) {
+        for (size_t b = a + 1; b < group.size() && !meet; ++b) {
+          meet = Intersect(group[a]->extent, group[b]->extent);
         }
-        if (reach == nullptr || row.end > reach->end) reach = &row;
+      }
+      if (meet && !SweepRows(block, group, var, path)) return;
+    }
+  }
+
+  // The rows of `group`, sorted, swept for two descriptors on one byte;
+  // false once that is reported. Writes of too many rows go unchecked.
+  bool SweepRows(const neff::Block& block, const std::vector<const WriteRows*>& group,
+                 std::string_view var, const std::string& path) {
+    rows_.clear();
+    for (const WriteRows* w : group) {
+      const uint64_t room = kMaxOverlapRows - std::min<uint64_t>(rows_.size(), kMaxOverlapRows);
+      if (!ForEachRow(w->pattern, room, [&](uint64_t begin, uint64_t end) {
+            rows_.push_back({begin, end, w->desc});
+          })) {
+        return true;
       }
     }
+    std::sort(rows_.begin(), rows_.end(),
+              [](const Row& a, const Row& b) { return a.begin < b.begin; });
+    const Row* reach = nullptr;  // the row reaching furthest so far
+    for (const Row& row : rows_) {
+      if (reach != nullptr && row.begin < reach->end && row.desc != reach->desc) {
+        sink_.Report(kBlockOverlap, Location{block.offset, std::nullopt, path + "/desc"},
+                     Str("descriptors ", std::min(reach->desc, row.desc), " and ",
+                         std::max(reach->desc, row.desc), " both write byte ", Hex(row.begin),
+                         " of ", Quoted(var)));
+        return false;
+      }
+      if (reach == nullptr || row.end > reach->end) reach = &row;
+    }
+    return true;
   }
 
   Neff& neff_;
