@@ -206,7 +206,11 @@ struct Descriptor {
   bool IsTranspose() const {
     return op ? *op == "transpose" : transpose_op.has_value() || transpose_shape.has_value();
   }
-  std::string_view Op() const { return IsTranspose() ? "transpose" : op ? *op : "copy"; }
+  // A view of `op` itself: `op ? *op : "copy"` would be a view of a copy.
+  std::string_view Op() const {
+    if (IsTranspose()) return "transpose";
+    return op ? std::string_view(*op) : "copy";
+  }
 };
 
 struct Block {
