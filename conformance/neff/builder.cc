@@ -383,7 +383,9 @@ class SubgraphWriter {
       Json tables = Json::object();
       for (const DveTable& table : DveTables(spec_))
         tables[std::string(table.key)] = DveTableName(table);
-      engine["dve_tables"] = {std::move(tables)};
+      // An array of one entry (§2.14); `= {tables}` is a copy of the object
+      // under clang, which takes a one-element list of a json as a copy.
+      engine["dve_tables"] = Json::array({std::move(tables)});
     }
     return SortedKeys(engine);
   }
