@@ -297,6 +297,10 @@ std::optional<Container> ReadContainer(const InputBuffer& input, const ValidateC
     c.compressed = true;
     c.inflated = std::move(*tar);
     c.tar = c.inflated;
+    // The stored payload is hashed and inflated: a mapped file's pages can
+    // go, so that the archive's checks hold the archive, not the file too.
+    // The header's fields, read again later, fault their page back in.
+    input.ReleaseBefore(input.size());
   } else if (tar::HasMagic(payload)) {
     c.tar = payload;
   } else {
