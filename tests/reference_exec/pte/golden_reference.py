@@ -5,12 +5,11 @@ NumPy interpreter of pte_numpy.py on the case's inputs, saved as
 OUT/pte/<case>/output_<i>.npy for `accelcheck golden --reference-dir OUT`.
 
 The inputs are resolved from the case as the runner resolves them
-({"values": ...} and {"generate": ...}, SplitMix64 re-implemented here).
+({"values": ...} and {"generate": ...}, tests/support/golden_arrays.py).
 Usage: golden_reference.py ACCELCHECK GOLDEN_DIR CORPUS_DIR OUT. Exit 77
 (skipped) without NumPy or the corpus, 1 when a case cannot be computed.
 """
 import json
-import math
 import os
 import shutil
 import sys
@@ -21,49 +20,12 @@ except ImportError:
     print("SKIP: python3-numpy is not installed")
     sys.exit(77)
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "support"))
+from golden_arrays import resolve  # noqa: E402
 from pte_numpy import Program, run_plan  # noqa: E402
-
-MASK = (1 << 64) - 1
-NUMPY_DTYPES = {"bool": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-                "int64": np.int64, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32,
-                "uint64": np.uint64, "float16": np.float16, "float32": np.float32,
-                "float64": np.float64}
-
-
-def splitmix64(state):
-    state = (state + 0x9E3779B97F4A7C15) & MASK
-    z = state
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return state, z ^ (z >> 31)
-
-
-def generate(spec):
-    """golden/README.md "Arrays": uniform values from SplitMix64."""
-    dtype = NUMPY_DTYPES[spec["dtype"]]
-    count = math.prod(spec["shape"])
-    low, high = float(spec["low"]), float(spec["high"])
-    floating = np.issubdtype(dtype, np.floating)
-    state, values = spec["seed"], []
-    for _ in range(count):
-        state, draw = splitmix64(state)
-        if floating:
-            values.append(low + (high - low) * math.ldexp(draw >> 11, -53))
-        else:
-            span = math.floor(high) - math.ceil(low) + 1
-            values.append(math.ceil(low) + (draw % span if span >= 1 else 0))
-    return np.array(values, dtype=np.float64).astype(dtype).reshape(spec["shape"])
-
-
-def resolve(spec):
-    if "values" in spec:
-        v = spec["values"]
-        return np.array(v["data"], dtype=NUMPY_DTYPES[v["dtype"]]).reshape(v["shape"])
-    if "generate" in spec:
-        return generate(spec["generate"])
-    raise ValueError(f"an input this script does not resolve: {json.dumps(spec)}")
-
 
 def as_array(value):
     """An output as the executor gives it: scalars as 0-d arrays, a string as
