@@ -131,8 +131,22 @@ void AddSide(const Side& side, std::string_view prefix, Json& out) {
 
 Json DescriptorJson(const Descriptor& d) {
   Json out = Json::object();
-  AddSide(d.from, "from", out);
+  if (d.from_arr.empty()) {
+    AddSide(d.from, "from", out);
+  } else {
+    Json sources = Json::array();
+    for (const Side& source : d.from_arr) {
+      Json entry = Json::object();
+      AddSide(source, "from", entry);
+      sources.push_back(std::move(entry));
+    }
+    out["from_arr"] = std::move(sources);
+  }
   AddSide(d.to, "to", out);
+  if (d.scale) out["scale"] = *d.scale;
+  if (!d.scale_dtype.empty()) out["scale_dtype"] = d.scale_dtype;
+  if (d.constant) out["constant"] = *d.constant;
+  if (!d.constant_dtype.empty()) out["constant_dtype"] = d.constant_dtype;
   if (d.num_tiling_dimensions) out["num_tiling_dimensions"] = *d.num_tiling_dimensions;
   if (!d.op.empty()) out["op"] = d.op;
   if (!d.transpose_op.empty()) {

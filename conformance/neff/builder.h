@@ -89,6 +89,15 @@ struct Descriptor {
   std::string transpose_op;
   std::array<uint64_t, 4> transpose_shape{};
   uint64_t transpose_element_size = 0;
+  // A CCE descriptor (§2.11) when from_arr is not empty: its sources, in
+  // place of `from`.
+  std::vector<Side> from_arr;
+  // fma's scale and min/max's constant, written when set, each with its
+  // dtype when that is not empty.
+  std::optional<double> scale;
+  std::string scale_dtype;
+  std::optional<double> constant;
+  std::string constant_dtype;
 };
 
 // A DMA block: its engine is its queue set's owner; its id is the number of

@@ -58,6 +58,7 @@ class Decoder : public JsonDecoder {
   }
   bool Read(std::string* out) { return Text(out); }
   bool Read(int64_t* out) { return Int(out); }
+  bool Read(double* out) { return Real(out); }
   bool Read(std::vector<int64_t>* out) { return IntList(out); }
   bool Read(std::vector<std::string>* out) {
     return List(out, [this](std::string* s) { Text(s); });
@@ -435,8 +436,12 @@ void ReadSource(Decoder& d, Side* side) {
   static constexpr JsonKeys<5> kKeys = {"from", "from_off", "from_sizes", "from_steps",
                                         "from_dtype"};
   static JsonKeyOrder order;
+  const uint64_t offset = d.offset();
   if (!d.ExpectObject("a from_arr source")) return;
-  d.Fields(kKeys, order, [&](int field) { ReadSideField(d, field, side); });
+  // A source holds the from parts of a descriptor (§2.11): all but the
+  // dtype are required, as they are of a from.
+  const uint64_t seen = d.Fields(kKeys, order, [&](int field) { ReadSideField(d, field, side); });
+  d.RequireKeys(kKeys, seen, KeyBits({1, 2, 3}), offset, "a from_arr source");
 }
 
 void ReadDescriptor(Decoder& d, Descriptor* desc) {
@@ -458,19 +463,19 @@ void ReadDescriptor(Decoder& d, Descriptor* desc) {
         break;
       case 13:
         desc->has_scale = true;
-        d.Skip();
+        d.Value(&desc->scale);
         break;
       case 14:
         desc->has_scale_dtype = true;
-        d.Skip();
+        d.Value(&desc->scale_dtype);
         break;
       case 15:
         desc->has_constant = true;
-        d.Skip();
+        d.Value(&desc->constant);
         break;
       case 16:
         desc->has_constant_dtype = true;
-        d.Skip();
+        d.Value(&desc->constant_dtype);
         break;
       case 17:
         d.Value(&desc->transpose_op);

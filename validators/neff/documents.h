@@ -195,8 +195,14 @@ struct Descriptor {
   Side to = {};
   std::optional<std::vector<Side>> from_arr = {};  // CCE sources
   std::optional<int64_t> num_tiling_dimensions = {};
+  // The fma and min/max fields (§2.11): present when the key is, the value
+  // kept when it has the documented type.
   bool has_scale = false, has_scale_dtype = false;
   bool has_constant = false, has_constant_dtype = false;
+  std::optional<double> scale = {};
+  std::optional<std::string> scale_dtype = {};
+  std::optional<double> constant = {};
+  std::optional<std::string> constant_dtype = {};
   std::optional<std::string> transpose_op = {};
   std::optional<std::vector<int64_t>> transpose_shape = {};
   std::optional<int64_t> transpose_element_size = {};

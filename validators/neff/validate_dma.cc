@@ -117,17 +117,18 @@ class EngineChecker {
       sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path + "/to"},
                    Str("to names ", Quoted(*d.to.var), ", which def.json does not declare"));
     }
-    const std::optional<Pattern> from_pattern =
-        d.from_arr ? std::nullopt : CheckPattern(d.from, "from", d, path);
     const std::optional<Pattern> to_pattern = CheckPattern(d.to, "to", d, path);
-    if (from_pattern && to_pattern && from_pattern->elements && to_pattern->elements &&
-        *from_pattern->elements != *to_pattern->elements) {
-      sink_.Report(
-          kDescElements, Location{d.offset, std::nullopt, path},
-          Str("from visits ", *from_pattern->elements, " elements of ", from_pattern->dtype,
-              ", to ", *to_pattern->elements, " of ", to_pattern->dtype));
+    if (d.from_arr) {
+      // A CCE source is a from side of its own (§2.11), at its own path.
+      for (size_t k = 0; k < d.from_arr->size(); ++k) {
+        const Side& source = (*d.from_arr)[k];
+        const Variable* var = source.var ? def_.FindVar(*source.var) : nullptr;
+        CheckFromSide(source, var, to_pattern, d, Str(path, "/from_arr/", k),
+                      Str("from_arr source ", k));
+      }
+    } else {
+      CheckFromSide(d.from, from, to_pattern, d, path, "from");
     }
-    if (from && from_pattern) CheckBounds(*from, *from_pattern, d, "from", path);
     if (to && to_pattern) {
       std::optional<AccessCheck> extent = CheckBounds(*to, *to_pattern, d, "to", path);
       if (extent && writes != nullptr) {
@@ -135,7 +136,26 @@ class EngineChecker {
       }
     }
     CheckDtypes(d, path);
-    CheckDirection(d, from, to, path);
+    CheckDirection(d, to, path);
+  }
+
+  // NEFF-36, NEFF-37, NEFF-39 and NEFF-53 for one source: its pattern, its
+  // element count against the destination's, its bounds and its direction.
+  void CheckFromSide(const Side& side, const Variable* var, const std::optional<Pattern>& to,
+                     const Descriptor& d, const std::string& path, std::string_view what) {
+    if (var != nullptr && var->type == VarType::kOutput) {
+      // NEFF-53: outputs are only written.
+      sink_.Report(kDescDirection, Location{d.offset, std::nullopt, path + "/from"},
+                   Str("the descriptor's ", what, " reads output variable ", Quoted(var->name)));
+    }
+    const std::optional<Pattern> from = CheckPattern(side, "from", d, path);
+    if (!from) return;
+    if (to && from->elements && to->elements && *from->elements != *to->elements) {
+      sink_.Report(kDescElements, Location{d.offset, std::nullopt, path},
+                   Str(what, " visits ", *from->elements, " elements of ", from->dtype, ", to ",
+                       *to->elements, " of ", to->dtype));
+    }
+    if (var != nullptr) CheckBounds(*var, *from, d, "from", path);
   }
 
   // NEFF-35: the source is declared (or a list of at most 16 of them).
@@ -267,11 +287,29 @@ class EngineChecker {
                              ? Str("constant is for the min and max ops; this one's is ", op)
                              : "constant is given without constant_dtype");
     }
+    CheckOperandDtypes(d, report);
     if (d.num_tiling_dimensions && d.to.sizes &&
         *d.num_tiling_dimensions > static_cast<int64_t>(d.to.sizes->size())) {
       sink_.Report(kDescTiling, Location{d.offset, std::nullopt, path + "/num_tiling_dimensions"},
                    Str("num_tiling_dimensions is ", *d.num_tiling_dimensions, " for ",
                        d.to.sizes->size(), " dimensions"));
+    }
+  }
+
+  // NEFF-38's operand types: the scale is a float32; the constant a
+  // float32, int32 or uint32 that constant_dtype requires (§2.11).
+  template <typename Report>
+  void CheckOperandDtypes(const Descriptor& d, const Report& report) {
+    if (d.scale_dtype && *d.scale_dtype != "float32") {
+      report("scale_dtype", Str("scale_dtype is ", Quoted(*d.scale_dtype), ", not float32"));
+    }
+    if (d.constant_dtype && *d.constant_dtype != "float32" && *d.constant_dtype != "int32" &&
+        *d.constant_dtype != "uint32") {
+      report("constant_dtype", Str("constant_dtype is ", Quoted(*d.constant_dtype),
+                                   ", not float32, int32 or uint32"));
+    }
+    if (d.has_constant_dtype && !d.has_constant) {
+      report("constant_dtype", "constant_dtype is given without the constant it requires");
     }
   }
 
@@ -290,17 +328,13 @@ class EngineChecker {
     }
   }
 
-  // NEFF-53: inputs and constants are only read, outputs only written.
-  void CheckDirection(const Descriptor& d, const Variable* from, const Variable* to,
-                      const std::string& path) {
+  // NEFF-53: inputs and constants are only read (their readers are in
+  // CheckFromSide).
+  void CheckDirection(const Descriptor& d, const Variable* to, const std::string& path) {
     if (to != nullptr && (to->type == VarType::kInput || to->type == VarType::kFile)) {
       sink_.Report(
           kDescDirection, Location{d.offset, std::nullopt, path + "/to"},
           Str("the descriptor writes ", VarTypeName(to->type), " variable ", Quoted(to->name)));
-    }
-    if (from != nullptr && from->type == VarType::kOutput) {
-      sink_.Report(kDescDirection, Location{d.offset, std::nullopt, path + "/from"},
-                   Str("the descriptor reads output variable ", Quoted(from->name)));
     }
   }
 
