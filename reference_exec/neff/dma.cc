@@ -1,8 +1,10 @@
 #include "reference_exec/neff/dma.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <new>
 
@@ -306,7 +308,8 @@ class Machine {
     });
   }
 
-  void Collect() {
+  void Collect(bool keep_state_buffer) {
+    if (keep_state_buffer) result_->state_buffer.assign(sb_.data(), sb_.data() + sb_bytes_);
     for (size_t i = 0; i < loaded_.buffers.size(); ++i) {
       const Buffer& b = loaded_.buffers[i];
       if (b.type != VarType::kOutput) continue;
@@ -359,6 +362,17 @@ std::optional<double> Decode(std::string_view dtype, const uint8_t* p) {
   return static_cast<double>(bits);
 }
 
+// The float32 nearest `value`, ties to even, infinite past the largest
+// finite float32 by half an ulp or more (the cast alone is undefined there).
+float ToFloat32(double value) {
+  const double overflow = std::ldexp(2.0 - std::ldexp(1.0, -24), 127);
+  if (std::fabs(value) >= overflow && !std::isnan(value)) {
+    return std::signbit(value) ? -std::numeric_limits<float>::infinity()
+                               : std::numeric_limits<float>::infinity();
+  }
+  return static_cast<float>(value);
+}
+
 // The element of a float dtype nearest `value`, ties to even (one rounding:
 // every decoded value is exact in a double).
 void Encode(std::string_view dtype, double value, uint8_t* out) {
@@ -368,7 +382,7 @@ void Encode(std::string_view dtype, double value, uint8_t* out) {
   } else if (dtype == "bfloat16") {
     bits = npy::DoubleToBFloat16(value);
   } else {
-    const auto f = static_cast<float>(value);
+    const float f = ToFloat32(value);
     std::memcpy(&bits, &f, 4);
   }
   for (uint64_t i = 0; i < DtypeBytes(dtype); ++i) out[i] = static_cast<uint8_t>(bits >> (8 * i));
@@ -437,21 +451,138 @@ bool Transpose(const Descriptor& d, const std::vector<uint8_t>& in, std::vector<
   return true;
 }
 
-bool RunDescriptor(Machine& m, const Descriptor& d, uint8_t engine, std::string* error) {
+// --- arithmetic (§7.4) ---
+
+// The value `v` as an element of the integer dtype `dtype`, when it is a
+// whole number in its range: no source gives rounding, saturation or
+// wrapping for integers, so anything else is refused.
+bool EncodeInteger(std::string_view dtype, double v, uint8_t* out) {
+  const uint64_t size = DtypeBytes(dtype);
+  const bool is_signed = dtype.starts_with("int");
+  const double bits = static_cast<double>(8 * size - (is_signed ? 1 : 0));
+  const double high = std::ldexp(1.0, static_cast<int>(bits));
+  const double low = is_signed ? -high : 0.0;
+  if (!(v >= low && v < high) || std::trunc(v) != v) return false;
+  const uint64_t word = is_signed ? static_cast<uint64_t>(static_cast<int64_t>(v))
+                                  : static_cast<uint64_t>(v);
+  for (uint64_t i = 0; i < size; ++i) out[i] = static_cast<uint8_t>(word >> (8 * i));
+  return true;
+}
+
+// The operation's starting value: min and max start with the constant when
+// constant_dtype is given (a float32 is rounded to one, an int32 or uint32
+// must be one); fma's scale is a float32, 1.0 when absent (§2.11).
+std::optional<double> StartValue(const Descriptor& d, std::string* error) {
+  if (!d.constant_dtype) return std::nullopt;
+  const double c = d.constant.value_or(0.0);
+  if (*d.constant_dtype == "float32") return ToFloat32(c);
+  uint8_t scratch[4];
+  if (!EncodeInteger(*d.constant_dtype, c, scratch)) {
+    *error = Str("constant ", c, " is not a ", *d.constant_dtype);
+    return std::nullopt;
+  }
+  return c;
+}
+
+// add, fma, min and max in the executor's reading (§7.4): element i of the
+// destination combines element i of every source, in from_arr order, each
+// decoded exactly; the result, computed in double, is rounded once to
+// to_dtype. add sums, fma sums each source times the scale, min and max
+// start with the constant (or the first source) and take the least or
+// greatest, a NaN making the result NaN.
+bool Combine(const Descriptor& d, const std::vector<std::vector<uint8_t>>& sources,
+             const std::vector<std::string>& dtypes, std::vector<uint8_t>* out,
+             std::string* error) {
   const std::string_view op = d.Op();
-  if (op != "copy" && op != "cast" && op != "transpose") {
-    *error = Str("op ", op, " has no documented arithmetic (§7.4)");
+  const std::string to = d.to.dtype.value_or("uint8");
+  for (const std::string& dtype : dtypes) {
+    if (IsFloat8OrRounded(dtype)) {
+      *error = Str(op, " reads ", dtype, ", whose encoding no source gives");
+      return false;
+    }
+  }
+  if (IsFloat8OrRounded(to)) {
+    *error = Str(op, " writes ", to, ", whose encoding no source gives");
     return false;
   }
-  if (d.from_arr) {
-    *error = "a descriptor of several sources (from_arr) has no documented arithmetic";
+  std::string constant_error;
+  const std::optional<double> constant = StartValue(d, &constant_error);
+  if (!constant_error.empty()) {
+    *error = constant_error;
+    return false;
+  }
+  const double scale = ToFloat32(d.scale.value_or(1.0));
+  const uint64_t count = sources[0].size() / DtypeBytes(dtypes[0]);
+  for (size_t k = 1; k < sources.size(); ++k) {
+    if (sources[k].size() / DtypeBytes(dtypes[k]) != count) {
+      *error = Str("from_arr source ", k, " gives ", sources[k].size() / DtypeBytes(dtypes[k]),
+                   " elements; source 0 gives ", count);
+      return false;
+    }
+  }
+  const uint64_t to_size = DtypeBytes(to);
+  out->resize(count * to_size);
+  const bool is_float = to == "float16" || to == "bfloat16" || to == "float32";
+  for (uint64_t i = 0; i < count; ++i) {
+    std::optional<double> acc = op == "min" || op == "max" ? constant : std::optional<double>(0.0);
+    for (size_t k = 0; k < sources.size(); ++k) {
+      const uint64_t size = DtypeBytes(dtypes[k]);
+      const std::optional<double> v = Decode(dtypes[k], sources[k].data() + i * size);
+      if (!v) {
+        *error = Str("element ", i, " of source ", k, " is past 2^53, which a double keeps inexactly");
+        return false;
+      }
+      if (op == "add") {
+        *acc += *v;
+      } else if (op == "fma") {
+        *acc += *v * scale;
+      } else if (!acc) {
+        acc = *v;
+      } else if (std::isnan(*acc) || std::isnan(*v)) {
+        acc = std::numeric_limits<double>::quiet_NaN();
+      } else {
+        acc = op == "min" ? std::min(*acc, *v) : std::max(*acc, *v);
+      }
+    }
+    uint8_t* at = out->data() + i * to_size;
+    if (is_float) {
+      Encode(to, *acc, at);
+    } else if (!EncodeInteger(to, *acc, at)) {
+      *error = Str("element ", i, ": ", *acc, " is not a ", to,
+                   "; no source gives integer rounding, saturation or wrapping");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IsArithmetic(std::string_view op) {
+  return op == "add" || op == "fma" || op == "min" || op == "max";
+}
+
+bool RunDescriptor(Machine& m, const Descriptor& d, uint8_t engine, std::string* error) {
+  const std::string_view op = d.Op();
+  if (d.from_arr && !IsArithmetic(op)) {
+    *error = Str("a ", op, " of several sources (from_arr) has no documented meaning");
     return false;
   }
   if (op == "copy" && d.from.dtype.value_or("uint8") != d.to.dtype.value_or("uint8")) {
     *error = "a copy between different dtypes has no documented meaning (NEFF-52)";
     return false;
   }
-  std::vector<uint8_t> in, out;
+  std::vector<uint8_t> out;
+  if (IsArithmetic(op)) {
+    const std::vector<Side> sources = d.from_arr ? *d.from_arr : std::vector<Side>{d.from};
+    std::vector<std::vector<uint8_t>> streams(sources.size());
+    std::vector<std::string> dtypes;
+    for (size_t k = 0; k < sources.size(); ++k) {
+      if (!m.Gather(sources[k], engine, &streams[k], error)) return false;
+      dtypes.push_back(sources[k].dtype.value_or("uint8"));
+    }
+    if (!Combine(d, streams, dtypes, &out, error)) return false;
+    return m.Scatter(d.to, engine, out, error);
+  }
+  std::vector<uint8_t> in;
   if (!m.Gather(d.from, engine, &in, error)) return false;
   if (op == "cast" && !Cast(d, in, &out, error)) return false;
   if (op == "transpose" && !Transpose(d, in, &out, error)) return false;
@@ -530,7 +661,7 @@ std::optional<Loaded> Load(const InputBuffer& input, const ValidateContext& cont
 
 std::optional<Result> Run(const Loaded& loaded,
                           const std::map<std::string, std::vector<uint8_t>>& inputs,
-                          std::string* error) {
+                          std::string* error, RunOptions options) {
   Result result;
   Machine m(loaded, &result);
   for (const Buffer* b : loaded.OfType(VarType::kInput)) {
@@ -567,7 +698,7 @@ std::optional<Result> Run(const Loaded& loaded,
       ++result.blocks;
     }
   }
-  m.Collect();
+  m.Collect(options.keep_state_buffer);
   return result;
 }
 

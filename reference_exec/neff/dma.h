@@ -1,8 +1,10 @@
 // The DMA-level reference executor of a NEFF (docs/formats/neff.md §7): the
 // compute instructions are not public, so it runs what is, the DMA blocks
 // in the order the engine programs trigger them, over byte buffers for the
-// variables and the state buffer's partitions. Every access is checked
-// against its variable and the runtime's reservations as it happens.
+// variables and the state buffer's partitions: copies, casts, transposes and
+// the add, fma, min and max of one or several sources (§7.4). Every access
+// is checked against its variable and the runtime's reservations as it
+// happens.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +65,13 @@ struct Result {
   uint64_t order_dependent = 0;
   uint64_t blocks = 0;
   uint64_t descriptors = 0;
+  // With RunOptions::keep_state_buffer: its bytes after the run, partition
+  // after partition, each of StateBuffer::partition_bytes (§7.1).
+  std::vector<uint8_t> state_buffer;
+};
+
+struct RunOptions {
+  bool keep_state_buffer = false;
 };
 
 // Runs the loaded NEFF on `inputs` (each input variable's bytes, exactly
@@ -71,6 +80,6 @@ struct Result {
 // needs what the executor does not model (§7.4).
 std::optional<Result> Run(const Loaded& loaded,
                           const std::map<std::string, std::vector<uint8_t>>& inputs,
-                          std::string* error);
+                          std::string* error, RunOptions options = {});
 
 }  // namespace accelcheck::neff::exec

@@ -1,10 +1,14 @@
 // The NEFF DMA executor's part of the golden runner (golden/README.md
 // "neff"). Models: {"target", "inputs", "outputs", "constants", "virtuals",
 // "queues", "blocks"}, a NEFF the project's builder makes from exactly
-// these variables and DMA blocks (descriptors written out in full, so that
-// a case can hold any access pattern), or a corpus .neff. Mode "dma" runs
+// these variables and DMA blocks (descriptors written out in full, CCE
+// sources, scale and constant included, so that a case can hold any access
+// pattern and operation), or a corpus .neff. Mode "dma" runs
 // the blocks and gives each output variable's bytes as a uint8 array of its
 // size: byte-exact, as the hand computations of docs/formats/neff.md §7.5 are.
+// Mode "dma-state" also gives the state buffer, "SB", as uint8
+// [partitions, partition_bytes]: on real files the engines' compute makes
+// the outputs, so what the DMA blocks did shows in the state buffer (§7).
 #include "conformance/neff/builder.h"
 #include "conformance/neff/model.h"
 #include "reference_exec/neff/dma.h"
@@ -35,14 +39,31 @@ std::optional<std::string> CheckSide(const Json& side, std::string_view what) {
 }
 
 std::optional<std::string> CheckDescriptor(const Json& d) {
-  if (auto key = UnknownKey(
-          d, {"op", "from", "to", "transpose_op", "transpose_shape", "transpose_element_size"},
-          "descriptor"))
+  if (auto key = UnknownKey(d,
+                            {"op", "from", "from_arr", "to", "transpose_op", "transpose_shape",
+                             "transpose_element_size", "scale", "scale_dtype", "constant",
+                             "constant_dtype"},
+                            "descriptor"))
     return key;
   if (!d.contains("op") || !d["op"].is_string()) return "a descriptor needs op (\"\" for none)";
+  if (d.contains("from_arr") == d.contains("from")) return "a descriptor needs from or from_arr";
+  if (d.contains("from_arr")) {
+    if (!d["from_arr"].is_array()) return "from_arr is not an array";
+    for (const Json& source : d["from_arr"]) {
+      if (auto problem = CheckSide(source, "from_arr")) return problem;
+    }
+  }
   for (const char* side : {"from", "to"}) {
-    if (!d.contains(side)) return Str("a descriptor needs ", side);
-    if (auto problem = CheckSide(d[side], side)) return problem;
+    if (side == std::string_view("to") && !d.contains(side)) return "a descriptor needs to";
+    if (d.contains(side)) {
+      if (auto problem = CheckSide(d[side], side)) return problem;
+    }
+  }
+  for (const char* number : {"scale", "constant"}) {
+    if (d.contains(number) && !d[number].is_number()) return Str(number, " is not a number");
+  }
+  for (const char* dtype : {"scale_dtype", "constant_dtype"}) {
+    if (d.contains(dtype) && !d[dtype].is_string()) return Str(dtype, " is not a string");
   }
   return std::nullopt;
 }
@@ -124,8 +145,15 @@ nc::Spec SpecOf(const Json& model) {
     for (const Json& d : b["desc"]) {
       nc::Descriptor desc;
       desc.op = d["op"];
-      desc.from = SideOf(d["from"]);
+      if (d.contains("from")) desc.from = SideOf(d["from"]);
+      for (const Json& source : d.value("from_arr", Json::array())) {
+        desc.from_arr.push_back(SideOf(source));
+      }
       desc.to = SideOf(d["to"]);
+      if (d.contains("scale")) desc.scale = d["scale"].get<double>();
+      desc.scale_dtype = d.value("scale_dtype", "");
+      if (d.contains("constant")) desc.constant = d["constant"].get<double>();
+      desc.constant_dtype = d.value("constant_dtype", "");
       desc.transpose_op = d.value("transpose_op", "");
       if (d.contains("transpose_shape")) desc.transpose_shape = d["transpose_shape"];
       desc.transpose_element_size = d.value("transpose_element_size", uint64_t{0});
@@ -152,10 +180,15 @@ std::optional<std::vector<uint8_t>> FileOf(const Case& golden_case, const RunEnv
   }
 }
 
+npy::Array Bytes(std::vector<uint64_t> shape, const std::vector<uint8_t>& data) {
+  return npy::FromBits({npy::Kind::kUnsigned, 1, false}, std::move(shape),
+                       std::vector<uint64_t>(data.begin(), data.end()));
+}
+
 std::optional<Arrays> Run(const Case& golden_case, const std::string& mode, const Arrays& inputs,
                           const RunEnv& env, std::string* error) {
-  if (mode != "dma") {
-    *error = Str("mode ", mode, " is not dma");
+  if (mode != "dma" && mode != "dma-state") {
+    *error = Str("mode ", mode, " is neither dma nor dma-state");
     return std::nullopt;
   }
   const std::optional<std::vector<uint8_t>> file = FileOf(golden_case, env, error);
@@ -173,12 +206,15 @@ std::optional<Arrays> Run(const Case& golden_case, const std::string& mode, cons
   if (!loaded) return std::nullopt;
   std::map<std::string, std::vector<uint8_t>> bytes;
   for (const auto& [name, array] : inputs) bytes[name] = array.data;
-  const std::optional<neff::exec::Result> result = neff::exec::Run(*loaded, bytes, error);
+  const bool with_state = mode == "dma-state";
+  const std::optional<neff::exec::Result> result =
+      neff::exec::Run(*loaded, bytes, error, {.keep_state_buffer = with_state});
   if (!result) return std::nullopt;
   Arrays outputs;
-  for (const auto& [name, data] : result->outputs) {
-    outputs[name] = npy::FromBits({npy::Kind::kUnsigned, 1, false}, {data.size()},
-                                  std::vector<uint64_t>(data.begin(), data.end()));
+  for (const auto& [name, data] : result->outputs) outputs[name] = Bytes({data.size()}, data);
+  if (with_state) {
+    const neff::StateBuffer& sb = loaded->state_buffer;
+    outputs["SB"] = Bytes({sb.partitions, sb.partition_bytes}, result->state_buffer);
   }
   return outputs;
 }
@@ -186,7 +222,7 @@ std::optional<Arrays> Run(const Case& golden_case, const std::string& mode, cons
 }  // namespace
 
 const GoldenFormat& NeffGolden() {
-  static const GoldenFormat kFormat{.modes = {"dma"}, .check_model = CheckModel, .run = Run};
+  static const GoldenFormat kFormat{.modes = {"dma", "dma-state"}, .check_model = CheckModel, .run = Run};
   return kFormat;
 }
 

@@ -1,8 +1,10 @@
 // The DMA executor: every real file runs to completion within bounds, with
 // order-dependent bytes exactly where docs/formats/neff.md §7.2 finds them;
-// accesses outside a variable or into a reservation, and operations without
-// documented arithmetic, are refused naming the block and descriptor; a
-// random copy through the state buffer equals the copy done directly.
+// accesses outside a variable or into a reservation, and arithmetic whose
+// result no source defines, are refused naming the block and descriptor;
+// integer arithmetic is exact; a random copy through the state buffer
+// equals the copy done directly.
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -14,6 +16,7 @@
 #include "conformance/neff/model.h"
 #include "reference_exec/neff/dma.h"
 #include "tests/support/corpus.h"
+#include "validators/core/text.h"
 #include "validators/neff/neff_format.h"
 
 namespace accelcheck::neff::exec {
@@ -101,11 +104,93 @@ TEST(NeffDma, AnAccessIntoTheReservationIsRefused) {
   EXPECT_NE(error.find("reach the runtime's reservation (evtaccel)"), std::string::npos) << error;
 }
 
-TEST(NeffDma, OperationsWithoutDocumentedArithmeticAreRefused) {
-  nc::Descriptor add = Copy({"x", 0, {16}, {1}, "float32"}, {"y", 0, {16}, {1}, "float32"});
-  add.op = "add";
-  const std::string error = RunError(CopySpec(16, {{"qSPIO0", {add}}}));
-  EXPECT_NE(error.find("op add has no documented arithmetic"), std::string::npos) << error;
+nc::Descriptor Arithmetic(std::string op, std::vector<nc::Side> sources, nc::Side to) {
+  nc::Descriptor d;
+  d.op = std::move(op);
+  d.from_arr = std::move(sources);
+  d.to = std::move(to);
+  return d;
+}
+
+TEST(NeffDma, AnIntegerResultThatIsNoElementOfItsDtypeIsRefused) {
+  // §7.4: no source gives integer rounding. x holds 0, 1, 2, ...; half of
+  // 1 is no uint8.
+  nc::Descriptor half =
+      Arithmetic("fma", {{"x", 0, {16}, {1}, "uint8"}}, {"y", 0, {16}, {1}, "uint8"});
+  half.scale = 0.5;
+  half.scale_dtype = "float32";
+  const std::string error = RunError(CopySpec(16, {{"qSPIO0", {half}}}));
+  EXPECT_NE(error.find("element 1: 0.5 is not a uint8; no source gives integer rounding, "
+                       "saturation or wrapping"),
+            std::string::npos)
+      << error;
+}
+
+TEST(NeffDma, ArithmeticOnEncodingsNoSourceGivesIsRefused) {
+  const std::string error = RunError(CopySpec(
+      16, {{"qSPIO0",
+            {Arithmetic("max", {{"x", 0, {16}, {1}, "float8e4"}}, {"y", 0, {16}, {1}, "uint8"})}}}));
+  EXPECT_NE(error.find("max reads float8e4, whose encoding no source gives"), std::string::npos)
+      << error;
+}
+
+TEST(NeffDma, ACopyOfSeveralSourcesIsRefused) {
+  const std::string error = RunError(CopySpec(
+      16, {{"qSPIO0",
+            {Arithmetic("copy", {{"x", 0, {16}, {1}, "uint8"}, {"x", 0, {16}, {1}, "uint8"}},
+                        {"y", 0, {16}, {1}, "uint8"})}}}));
+  EXPECT_NE(error.find("a copy of several sources (from_arr) has no documented meaning"),
+            std::string::npos)
+      << error;
+}
+
+// add, min and max of random int16 sources into int32 are exact: each
+// element equals the sum, least or greatest computed directly, min and max
+// starting with their constant when one is given (§7.4).
+RC_GTEST_PROP(NeffDma, IntegerArithmeticIsExact, ()) {
+  const std::string op = *rc::gen::element<std::string>("add", "min", "max");
+  const size_t count = *rc::gen::inRange<size_t>(1, 5);
+  const uint64_t n = *rc::gen::inRange<uint64_t>(1, 33);
+  const bool has_constant = op != "add" && *rc::gen::arbitrary<bool>();
+  const int32_t constant = *rc::gen::inRange<int32_t>(-40000, 40000);
+  nc::Spec spec = nc::Trn1Spec();
+  std::vector<nc::Side> sources;
+  std::vector<std::vector<int16_t>> values(count, std::vector<int16_t>(n));
+  for (size_t k = 0; k < count; ++k) {
+    const std::string name = Str("s", k);
+    std::vector<uint8_t> data(2 * n);
+    for (uint64_t i = 0; i < n; ++i) {
+      values[k][i] = *rc::gen::arbitrary<int16_t>();
+      const auto bits = static_cast<uint16_t>(values[k][i]);
+      data[2 * i] = static_cast<uint8_t>(bits);
+      data[2 * i + 1] = static_cast<uint8_t>(bits >> 8);
+    }
+    spec.constants.push_back({name, "int16", {n}, std::move(data)});
+    sources.push_back({name, 0, {2 * n}, {1}, "int16"});
+  }
+  spec.outputs = {{"y", "int32", {n}}};
+  spec.queues = {{"qSPIO0", nc::Engine::kSp, "in"}};
+  nc::Descriptor d = Arithmetic(op, std::move(sources), {"y", 0, {4 * n}, {1}, "int32"});
+  if (has_constant) {
+    d.constant = constant;
+    d.constant_dtype = "int32";
+  }
+  spec.blocks = {{"qSPIO0", {d}}};
+  const Loaded loaded = LoadBytes(nc::Write(nc::Build(spec)));
+  std::string error;
+  const std::optional<Result> result = exec::Run(loaded, {}, &error);
+  RC_ASSERT(result.has_value());
+  const std::vector<uint8_t>& y = result->outputs.at("y");
+  for (uint64_t i = 0; i < n; ++i) {
+    int64_t want = op == "add" ? 0 : has_constant ? constant : values[0][i];
+    for (size_t k = 0; k < count; ++k) {
+      const int64_t v = values[k][i];
+      want = op == "add" ? want + v : op == "min" ? std::min(want, v) : std::max(want, v);
+    }
+    uint32_t bits = 0;
+    for (int b = 0; b < 4; ++b) bits |= uint32_t{y[4 * i + b]} << (8 * b);
+    RC_ASSERT(static_cast<int32_t>(bits) == want);
+  }
 }
 
 // A random copy of rows of x through the state buffer into y equals the
