@@ -38,7 +38,14 @@ Spec Lnc2Spec();
 // block of two descriptors.
 Spec PlainSpec();
 
-// In a fixed order: "stream", "lnc2", "plain".
+// The write-up's example as docs/formats/neff.md §6 sets it against real
+// files, each difference accepted: engine members named by their keys
+// (sp.json, pool.json), kelf-a.json, GNU tar with directory entries, the
+// plain hash order, descriptors without num_tiling_dimensions. A Trn1 copy
+// of float16 rows through partitions 4 to 11.
+Spec WriteupSpec();
+
+// In a fixed order: "stream", "lnc2", "plain", "writeup".
 std::vector<NamedBase> Bases();
 
 }  // namespace accelcheck::neff::conformance

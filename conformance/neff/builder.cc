@@ -78,8 +78,19 @@ std::string InSubgraph(uint32_t subgraph, std::string_view file) {
   return Str(SubgraphName(subgraph), "/", file);
 }
 
-std::string JsonName(Engine e) { return Str(EngineStem(e), ".json"); }
-std::string ProgramName(Engine e) { return Str(EngineStem(e), ".bin"); }
+// Real files name an engine's members by its stem (SP.json); the
+// write-up's example by its key (sp.json). Readers follow def.json (§6).
+std::string_view EngineFileStem(const Spec& spec, Engine e) {
+  return spec.writeup_names ? EngineKey(e) : EngineStem(e);
+}
+std::string JsonName(const Spec& spec, Engine e) { return Str(EngineFileStem(spec, e), ".json"); }
+std::string ProgramName(const Spec& spec, Engine e) {
+  return Str(EngineFileStem(spec, e), ".bin");
+}
+// kelf-0.json in real files, kelf-a.json in the write-up's example (§6).
+std::string KelfName(const Spec& spec) {
+  return spec.writeup_names ? "kelf-a.json" : "kelf-0.json";
+}
 std::string AsmDebugName(Engine e) { return Str("debug_info_asm_", EngineStem(e), ".dbg"); }
 std::string BackendDebugName(Engine e) { return Str("debug_info_backend_", EngineStem(e), ".dbg"); }
 constexpr std::string_view kDmaDebugName = "debug_info_backend_DMA.dbg";
@@ -266,8 +277,8 @@ class SubgraphWriter {
   void Write(std::vector<Member>& out) const {
     out.push_back(JsonMember(InSubgraph(index_, "def.json"), Definition(), {4, true}));
     for (const Engine e : kEngines) {
-      out.push_back(JsonMember(InSubgraph(index_, JsonName(e)), EngineJson(e), kCompact));
-      out.push_back(BytesMember(InSubgraph(index_, ProgramName(e)), Program(e)));
+      out.push_back(JsonMember(InSubgraph(index_, JsonName(spec_, e)), EngineJson(e), kCompact));
+      out.push_back(BytesMember(InSubgraph(index_, ProgramName(spec_, e)), Program(e)));
       out.push_back(BytesMember(InSubgraph(index_, AsmDebugName(e)),
                                 TextBytes(Str("asm debug info of ", EngineStem(e)))));
       out.push_back(BytesMember(InSubgraph(index_, BackendDebugName(e)),
@@ -354,10 +365,10 @@ class SubgraphWriter {
     if (IsTrn2(spec_)) def["#rank_world_size"] = 0;
     for (const Engine e : kEngines) {
       const std::string key(EngineKey(e));
-      def[key] = JsonName(e);
+      def[key] = JsonName(spec_, e);
       def[key + "_asm_dbg"] = {AsmDebugName(e)};
       def[key + "_dbg"] = {BackendDebugName(e)};
-      def[key + "_instr"] = ProgramName(e);
+      def[key + "_instr"] = ProgramName(spec_, e);
     }
     def["cc_streams"] = {{"num_streams", 0}};
     def["debug_info"] = Json::object();
@@ -387,7 +398,7 @@ class SubgraphWriter {
         if (p.engine == e) dma.push_back(BlockJson(p));
       }
     }
-    Json engine = {{"dma", std::move(dma)}, {"instr", ProgramName(e)}, {"name", JsonName(e)}};
+    Json engine = {{"dma", std::move(dma)}, {"instr", ProgramName(spec_, e)}, {"name", JsonName(spec_, e)}};
     if (e == Engine::kAct) {
       engine["act_info"] = std::string(kActInfoName);
       engine["act_semaphore"] = 12;
@@ -509,7 +520,7 @@ Json NeffJson(const Spec& spec) {
                     {{"func_name", "__kelf"},
                      {"flatten_data", "0"},
                      {"num_inputs", std::to_string(inputs.size())},
-                     {"kelf", "kelf-0.json"},
+                     {"kelf", KelfName(spec)},
                      {"num_outputs", std::to_string(output_names.size())}}},
                    {"inputs", std::move(inputs)},
                    {"output_names", output_names}});
@@ -703,7 +714,7 @@ Neff Build(const Spec& spec) {
   neff.compression = spec.compression;
   std::vector<Member>& members = neff.members;
   members.push_back(JsonMember("neff.json", NeffJson(spec), {4, true}));
-  members.push_back(JsonMember("kelf-0.json", KelfJson(spec), {4, true}));
+  members.push_back(JsonMember(KelfName(spec), KelfJson(spec), {4, true}));
   members.push_back(
       JsonMember("info.json", InfoJson(spec, neff.header), {IsTrn2(spec) ? 2 : 4, false}));
   if (!IsTrn2(spec)) members.push_back(JsonMember("metrics.json", MetricsJson(), {2, false}));

@@ -129,6 +129,9 @@ struct Spec {
   Compression compression = Compression::kGzip;
   bool directory_entries = false;  // a `sgNN/` entry before each subgraph (GNU tar's example)
   bool neff_json_last = false;     // Trn2's member order (§1.5)
+  // The write-up's example's names: engine members pe.json, act.json, ...
+  // and kelf-a.json, which readers reach through def.json and neff.json (§6).
+  bool writeup_names = false;
 };
 
 // Specs with the header, target and member order of real Trn1 files (NEFF

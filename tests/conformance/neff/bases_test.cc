@@ -73,9 +73,16 @@ void ExpectInside(const Json& desc, const std::string& side, const Json& vars,
   }
 }
 
+// The kelf file neff.json's operator names (NEFF-21, §6: kelf-0.json or
+// kelf-a.json).
+const Json& KelfOf(const Neff& neff) {
+  const Json& graph = *JsonOf(neff, "neff.json");
+  return *JsonOf(neff, graph["nodes"].back()["attrs"]["kelf"].get<std::string>());
+}
+
 void CheckHeader(const Neff& neff) {
   const Json& info = *JsonOf(neff, "info.json");
-  const Json& kelf = *JsonOf(neff, "kelf-0.json");
+  const Json& kelf = KelfOf(neff);
   EXPECT_EQ(info["name"], FieldText(neff.header.name));  // NEFF-9
   Json per_node = Json::array();
   for (uint8_t n : neff.header.tpb_per_node) per_node.push_back(n);
@@ -214,7 +221,7 @@ void CheckEngine(const Neff& neff, const Subgraph& sg, Engine engine, const std:
 }
 
 void CheckTables(const Neff& neff, const Subgraph& sg) {
-  const Json& act = *JsonOf(neff, sg.dir + "Activation.json");
+  const Json& act = *JsonOf(neff, sg.dir + (*sg.def)["act"].get<std::string>());
   const Json& act_info = *JsonOf(neff, sg.dir + act["act_info"].get<std::string>());
   for (const std::string set : act["activation_function_sets"]) {  // NEFF-44
     const auto entry =
@@ -225,7 +232,7 @@ void CheckTables(const Neff& neff, const Subgraph& sg) {
       EXPECT_TRUE(Has(neff, sg.dir + (*entry)[file].get<std::string>())) << file;
     }
   }
-  const Json& dve = *JsonOf(neff, sg.dir + "DVE.json");
+  const Json& dve = *JsonOf(neff, sg.dir + (*sg.def)["dve"].get<std::string>());
   for (const Json& tables : dve["dve_tables"]) {
     for (const auto& [key, file] : tables.items())
       EXPECT_TRUE(Has(neff, sg.dir + file.get<std::string>()));
@@ -235,7 +242,7 @@ void CheckTables(const Neff& neff, const Subgraph& sg) {
 void CheckBase(const Neff& neff) {
   CheckHeader(neff);
   CheckNeffJson(neff);
-  const Json& kelf = *JsonOf(neff, "kelf-0.json");
+  const Json& kelf = KelfOf(neff);
   const std::string target = kelf["target"];
   for (size_t i = 0; i < kelf["graphs"].size(); ++i) {
     const Json& graph = kelf["graphs"][i];
@@ -269,7 +276,7 @@ TEST(Bases, KeepTheInvariants) {
 
 TEST(Bases, AreSmallAndShowWhatTheyPromise) {
   const std::vector<NamedBase> bases = Bases();
-  ASSERT_EQ(bases.size(), 3u);
+  ASSERT_EQ(bases.size(), 4u);
   for (const NamedBase& base : bases) {
     EXPECT_LE(Write(base.neff).size(), base.name == "plain" ? 65536u : 21504u) << base.name;
   }
@@ -295,6 +302,22 @@ TEST(Bases, AreSmallAndShowWhatTheyPromise) {
   const Neff& plain = bases[2].neff;
   EXPECT_EQ(plain.compression, Compression::kNone);
   EXPECT_EQ(Write(plain)[kHeaderSize + 257], 'u');  // the tar's magic right after the header
+
+  // §6: each of the write-up's differences from real files.
+  const Neff& writeup = bases[3].neff;
+  EXPECT_EQ(writeup.dialect, Dialect::kGnu);
+  EXPECT_EQ(writeup.hash_order, HashOrder::kPlain);
+  EXPECT_EQ(Find(writeup, "sg00/")->typeflag, '5');
+  EXPECT_TRUE(Has(writeup, "kelf-a.json"));
+  EXPECT_FALSE(Has(writeup, "kelf-0.json"));
+  for (const char* name : {"sg00/sp.json", "sg00/pool.json", "sg00/pe.json", "sg00/act.json",
+                           "sg00/dve.json", "sg00/sp.bin"}) {
+    EXPECT_TRUE(Has(writeup, name)) << name;
+  }
+  EXPECT_FALSE(Has(writeup, "sg00/SP.json"));
+  const std::string writeup_sp = JsonOf(writeup, "sg00/sp.json")->dump();
+  EXPECT_EQ(writeup_sp.find("num_tiling_dimensions"), std::string::npos);
+  EXPECT_NE(writeup_sp.find("\"from\":\"x\""), std::string::npos);
 }
 
 TEST(Builder, RefusesABlockOnAnUndeclaredQueue) {
