@@ -401,7 +401,8 @@ uint64_t ScanCompactInts(const char* data, uint64_t p, int64_t* values, size_t c
 }  // namespace
 
 bool JsonReader::TryReadInts(int64_t* values, size_t count) {
-  if (failed()) return false;
+  // A list one level too deep takes the slow path, which reports the depth.
+  if (failed() || stack_.size() >= max_depth_) return false;
   const Span text = span();
   uint64_t p = text.SkipSpace(pos_);
   if (count <= kMaxCompactInts && text.size - p >= kCompactWindow && text.data[p] == '[') {
@@ -429,7 +430,7 @@ bool JsonReader::TryReadInts(int64_t* values, size_t count) {
 }
 
 bool JsonReader::TryReadIntList(std::vector<int64_t>* values) {
-  if (failed()) return false;
+  if (failed() || stack_.size() >= max_depth_) return false;
   const Span text = span();
   uint64_t p = text.SkipSpace(pos_);
   if (p >= text.size || text.data[p] != '[') return false;

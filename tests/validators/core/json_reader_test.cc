@@ -361,6 +361,32 @@ TEST(GeminiJsonReader, LeadingZerosAndBareSignsAreSyntaxErrorsOnEveryPath) {
   }
 }
 
+// A list of integers one level past --max-depth is no exception to it: the
+// fast paths decline, and opening the list reports the depth.
+TEST(GeminiJsonReader, ListFastPathsKeepTheDepthLimit) {
+  const std::string text = "{\"a\": [1, 2, 3, 4]}";
+  for (const bool fixed : {false, true}) {
+    JsonReader reader(AsBytes(text), 1);
+    ASSERT_TRUE(reader.BeginObject());
+    std::string_view key;
+    uint64_t key_offset = 0;
+    ASSERT_TRUE(reader.NextKey(&key, &key_offset));
+    int64_t four[4];
+    std::vector<int64_t> list;
+    EXPECT_FALSE(fixed ? reader.TryReadInts(four, 4) : reader.TryReadIntList(&list));
+    EXPECT_FALSE(reader.BeginArray());
+    EXPECT_EQ(reader.failure(), JsonReader::Failure::kDepth);
+  }
+  JsonReader deep_enough(AsBytes(text), 2);
+  ASSERT_TRUE(deep_enough.BeginObject());
+  std::string_view key;
+  uint64_t key_offset = 0;
+  ASSERT_TRUE(deep_enough.NextKey(&key, &key_offset));
+  std::vector<int64_t> list;
+  EXPECT_TRUE(deep_enough.TryReadIntList(&list));
+  EXPECT_EQ(list, (std::vector<int64_t>{1, 2, 3, 4}));
+}
+
 TEST(GeminiJsonReader, ListFastPathsDeclineWithoutConsuming) {
   for (const std::string text :
        {"[1,2,3]", "[1,2,3,4,5]", "[1,2,3,\"4\"]", "[1,2,3,4.5]", "[1,2,3,4", "[1,,2,3,4]", "{}"}) {
