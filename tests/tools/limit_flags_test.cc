@@ -218,6 +218,27 @@ TEST_F(NeffLimitTest, MaxMembers) {
   ExpectAtAndAboveLimit(file_, "max-members", package_.entries.size(), "core.limit.max-members");
 }
 
+// The deepest nesting of objects and lists in `value`.
+uint64_t Nesting(const json& value) {
+  if (!value.is_structured()) return 0;
+  uint64_t deepest = 0;
+  for (const json& child : value) deepest = std::max(deepest, Nesting(child));
+  return deepest + 1;
+}
+
+// The JSON members are read under --max-depth: the limit is the deepest
+// member's nesting.
+TEST_F(NeffLimitTest, MaxDepth) {
+  uint64_t deepest = 0;
+  for (const auto& entry : package_.entries) {
+    if (!entry.name.ends_with(".json")) continue;
+    deepest = std::max(deepest, Nesting(json::parse(entry.data.begin(), entry.data.end())));
+  }
+  ASSERT_GT(deepest, 3u) << "def.json nests var, a variable and its fields";
+  EXPECT_EQ(SmallestPassing(file_, "max-depth", 64), deepest);
+  ExpectAtAndAboveLimit(file_, "max-depth", deepest, "core.limit.max-depth");
+}
+
 TEST_F(NeffLimitTest, MaxMemberSize) {
   uint64_t largest = 0;
   for (const auto& entry : package_.entries)
