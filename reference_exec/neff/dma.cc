@@ -102,6 +102,34 @@ bool HasBlocks(const Loaded& l) {
 
 // --- running ---
 
+// Inputs, outputs, constants and tmp-bufs have bytes of their own; the
+// state buffer and virtual variables live in shared memory, and pointers and
+// dge-tables are not modelled (§7.1).
+bool HoldsOwnBytes(VarType type) {
+  return type == VarType::kInput || type == VarType::kOutput || type == VarType::kFile ||
+         type == VarType::kTmpBuf;
+}
+
+// The bytes a run of `sg` holds beside the state buffer: each variable of
+// its own and the shared scratchpad, saturating rather than wrapping.
+uint64_t HeldBytes(const Subgraph& sg) {
+  uint64_t own = 0, scratch = 0;
+  const auto add = [](uint64_t a, uint64_t b) {
+    return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
+                                                         : a + b;
+  };
+  for (const Variable& v : sg.def->vars) {
+    const uint64_t size = v.size && v.size->value > 0 ? static_cast<uint64_t>(v.size->value) : 0;
+    if (v.type == VarType::kVirtual) {
+      const int64_t off = v.backing_variable_off ? v.backing_variable_off->value : 0;
+      scratch = std::max(scratch, add(off > 0 ? static_cast<uint64_t>(off) : 0, size));
+    } else if (HoldsOwnBytes(v.type)) {
+      own = add(own, size);
+    }
+  }
+  return add(own, scratch);
+}
+
 // Which engines touched a byte: the last writer (engine index + 1, 0 for
 // none) and a bit per engine that read it.
 struct Touch {
@@ -151,8 +179,9 @@ class Machine {
     scratch_ = ZeroedArray<uint8_t>(scratch);
     scratch_touch_ = ZeroedArray<Touch>(scratch);
     for (const Buffer& b : l.buffers) {
-      own_.emplace_back(b.type == VarType::kFile ? b.constant : std::vector<uint8_t>(b.size, 0));
-      own_touch_.emplace_back(b.size);
+      const uint64_t size = HoldsOwnBytes(b.type) ? b.size : 0;
+      own_.emplace_back(b.type == VarType::kFile ? b.constant : std::vector<uint8_t>(size, 0));
+      own_touch_.emplace_back(size);
     }
   }
 
@@ -196,6 +225,7 @@ class Machine {
   // leave the variable or touch a reservation (NEFF-39, NEFF-31).
   std::optional<uint64_t> Index(const Span& span, int64_t address, uint64_t length,
                                 std::string* error) const {
+    access_refused_ = true;  // cleared below when the access is inside
     if (address < 0) {
       *error = Str("address ", address, " is negative");
       return std::nullopt;
@@ -207,6 +237,7 @@ class Machine {
                      " bytes");
         return std::nullopt;
       }
+      access_refused_ = false;
       return a;
     }
     const StateBuffer& sb = loaded_.state_buffer;
@@ -231,8 +262,13 @@ class Machine {
         return std::nullopt;
       }
     }
+    access_refused_ = false;
     return partition * sb.partition_bytes + byte;
   }
+
+  // Whether the last refusal was an access outside a variable or into a
+  // reservation.
+  bool access_refused() const { return access_refused_; }
 
   // Visits each run of `side` in walking order (§2.13, §7.3): a row of
   // sizes[0] consecutive bytes when steps[0] is 1, else single bytes.
@@ -330,6 +366,7 @@ class Machine {
   uint64_t sb_bytes_ = 0;
   std::vector<std::vector<uint8_t>> own_;
   std::vector<std::vector<Touch>> own_touch_;
+  mutable bool access_refused_ = false;
 };
 
 // --- element conversions (§7.4) ---
@@ -607,7 +644,8 @@ std::vector<const Buffer*> Loaded::OfType(VarType type) const {
 }
 
 std::optional<Loaded> Load(const InputBuffer& input, const ValidateContext& context,
-                           std::string* error) {
+                           std::string* error, Refusal* refusal) {
+  if (refusal != nullptr) *refusal = Refusal::kUnsupported;
   DiagnosticSink quiet(Profile{}, "");
   const std::optional<Container> c = ReadContainer(input, context, quiet);
   if (!c) {
@@ -634,6 +672,13 @@ std::optional<Loaded> Load(const InputBuffer& input, const ValidateContext& cont
       return std::nullopt;
     }
     if (chosen && !HasBlocks(l)) continue;
+    if (const uint64_t held = HeldBytes(sg); held > context.limits.max_tensor_bytes) {
+      *error = Str("the run of ", sg.name, " would hold ", held,
+                   " bytes of variables and scratchpad, more than --max-tensor-bytes ",
+                   context.limits.max_tensor_bytes);
+      if (refusal != nullptr) *refusal = Refusal::kLimit;
+      return std::nullopt;
+    }
     for (const Variable& v : sg.def->vars) {
       Buffer b{.name = v.name,
                .type = v.type,
@@ -661,7 +706,8 @@ std::optional<Loaded> Load(const InputBuffer& input, const ValidateContext& cont
 
 std::optional<Result> Run(const Loaded& loaded,
                           const std::map<std::string, std::vector<uint8_t>>& inputs,
-                          std::string* error, RunOptions options) {
+                          std::string* error, RunOptions options, Refusal* refusal) {
+  if (refusal != nullptr) *refusal = Refusal::kUnsupported;
   Result result;
   Machine m(loaded, &result);
   for (const Buffer* b : loaded.OfType(VarType::kInput)) {
@@ -689,6 +735,7 @@ std::optional<Result> Run(const Loaded& loaded,
       for (size_t j = 0; j < block->second.desc.size(); ++j) {
         std::string why;
         if (!RunDescriptor(m, block->second.desc[j], static_cast<uint8_t>(e + 1), &why)) {
+          if (refusal != nullptr && m.access_refused()) *refusal = Refusal::kAccess;
           *error = Str(work.key, " block ", id, " of queue ", Quoted(queue), ", descriptor ", j,
                        ": ", why);
           return std::nullopt;

@@ -51,11 +51,17 @@ struct Loaded {
   std::vector<const Buffer*> OfType(VarType type) const;
 };
 
-// Loads the run of `input`, which validates; nothing, with `error`, when
-// the executor cannot run it (more than one subgraph with DMA blocks, a
-// repeated (queue, id) pair).
+// Why the executor refused a file: what it does not model, a limit of
+// --max-tensor-bytes, or an access outside a variable or into a
+// reservation, which a file that validates never makes (NEFF-39, NEFF-31).
+enum class Refusal { kUnsupported, kLimit, kAccess };
+
+// Loads the run of `input`, which validates; nothing, with `error` (and
+// `refusal` when given), when the executor cannot run it (more than one
+// subgraph with DMA blocks, a repeated (queue, id) pair) or its variables
+// and scratchpad would hold more than context.limits.max_tensor_bytes.
 std::optional<Loaded> Load(const InputBuffer& input, const ValidateContext& context,
-                           std::string* error);
+                           std::string* error, Refusal* refusal = nullptr);
 
 struct Result {
   std::map<std::string, std::vector<uint8_t>> outputs;  // every output variable's bytes
@@ -80,6 +86,7 @@ struct RunOptions {
 // needs what the executor does not model (§7.4).
 std::optional<Result> Run(const Loaded& loaded,
                           const std::map<std::string, std::vector<uint8_t>>& inputs,
-                          std::string* error, RunOptions options = {});
+                          std::string* error, RunOptions options = {},
+                          Refusal* refusal = nullptr);
 
 }  // namespace accelcheck::neff::exec

@@ -71,5 +71,25 @@ TEST(NeffCli, RunRefusesAMissingInputAndAFileThatDoesNotValidate) {
   EXPECT_NE(invalid.err.find("does not validate; nothing run"), std::string::npos) << invalid.err;
 }
 
+// The stream base's inputs a_vec and b_vec and output out, 4096 bytes each
+// (conformance/neff/bases.h): 12288 bytes held, the limit is met at that
+// figure and passed one below it (exit 3, nothing run).
+TEST(NeffCli, RunKeepsToMaxTensorBytes) {
+  const TempDir dir("neff_run_limit");
+  const std::string file = dir.Write("stream.neff", Stream());
+  const std::string a = dir.Write("a.bin", std::vector<uint8_t>(4096, 1));
+  const std::string b = dir.Write("b.bin", std::vector<uint8_t>(4096, 2));
+  const auto at = RunTool({"run", "-q", file, "--input", "a_vec=" + a, "--input", "b_vec=" + b,
+                           "--max-tensor-bytes", "12288"});
+  EXPECT_EQ(at.exit_code, 0) << at.err;
+  const auto above = RunTool({"run", "-q", file, "--input", "a_vec=" + a, "--input",
+                              "b_vec=" + b, "--max-tensor-bytes", "12287"});
+  EXPECT_EQ(above.exit_code, 3);
+  EXPECT_NE(above.err.find("would hold 12288 bytes of variables and scratchpad, more than "
+                           "--max-tensor-bytes 12287"),
+            std::string::npos)
+      << above.err;
+}
+
 }  // namespace
 }  // namespace accelcheck::neff

@@ -149,10 +149,12 @@ ExitCode RunNeff(const Args& args) {
               << "; nothing run\n";
     return sink.failed() || !input ? ExitCode::kFailure : ExitCode::kErrors;
   }
-  const std::optional<exec::Loaded> loaded = exec::Load(*input, context, &error);
+  exec::Refusal refusal = exec::Refusal::kUnsupported;
+  const std::optional<exec::Loaded> loaded = exec::Load(*input, context, &error, &refusal);
   if (!loaded) {
     std::cerr << "accelcheck run: " << error << "\n";
-    return ExitCode::kErrors;
+    // A limit leaves the file unchecked, as in validate (exit 3).
+    return refusal == exec::Refusal::kLimit ? ExitCode::kFailure : ExitCode::kErrors;
   }
   const auto inputs = ReadInputs(*parsed, *loaded, context.limits, &error);
   if (!inputs) return UsageError(spec, error);

@@ -82,26 +82,50 @@ nc::Descriptor Copy(nc::Side from, nc::Side to) {
   return d;
 }
 
-std::string RunError(const nc::Spec& spec) {
+// The refusal of a run of `spec`, which must be of `kind`.
+std::string RunError(const nc::Spec& spec, Refusal kind = Refusal::kUnsupported) {
   const Loaded loaded = LoadBytes(nc::Write(nc::Build(spec)));
   std::string error;
-  EXPECT_FALSE(exec::Run(loaded, PatternInputs(loaded), &error));
+  Refusal refusal = Refusal::kLimit;
+  EXPECT_FALSE(exec::Run(loaded, PatternInputs(loaded), &error, {}, &refusal));
+  EXPECT_EQ(refusal, kind) << error;
   return error;
 }
 
 TEST(NeffDma, AnAccessOutsideItsVariableIsRefused) {
-  const std::string error = RunError(CopySpec(
-      64, {{"qSPIO0", {Copy({"x", 32, {64}, {1}, "uint8"}, {"y", 0, {64}, {1}, "uint8"})}}}));
+  const std::string error = RunError(
+      CopySpec(64,
+               {{"qSPIO0", {Copy({"x", 32, {64}, {1}, "uint8"}, {"y", 0, {64}, {1}, "uint8"})}}}),
+      Refusal::kAccess);
   EXPECT_NE(error.find("sp block 0 of queue \"qSPIO0\", descriptor 0"), std::string::npos) << error;
   EXPECT_NE(error.find("outside the variable's 64 bytes"), std::string::npos) << error;
 }
 
 TEST(NeffDma, AnAccessIntoTheReservationIsRefused) {
   // §2.9: bytes 229368 to 229375 of every cayman partition are the runtime's.
-  const std::string error = RunError(CopySpec(
-      16, {{"qSPIO0", {Copy({"x", 0, {16}, {1}, "uint8"}, {"SB", 229360, {16}, {1}, "uint8"})}}},
-      true));
+  const std::string error = RunError(
+      CopySpec(16,
+               {{"qSPIO0",
+                 {Copy({"x", 0, {16}, {1}, "uint8"}, {"SB", 229360, {16}, {1}, "uint8"})}}},
+               true),
+      Refusal::kAccess);
   EXPECT_NE(error.find("reach the runtime's reservation (evtaccel)"), std::string::npos) << error;
+}
+
+// The variables' bytes count against --max-tensor-bytes before anything is
+// allocated: x and y of 64 bytes each hold 128.
+TEST(NeffDma, LoadKeepsToMaxTensorBytes) {
+  const std::vector<uint8_t> file = nc::Write(nc::Build(CopySpec(
+      64, {{"qSPIO0", {Copy({"x", 0, {64}, {1}, "uint8"}, {"y", 0, {64}, {1}, "uint8"})}}})));
+  ValidateContext context;
+  context.limits.max_tensor_bytes = 128;
+  std::string error;
+  Refusal refusal = Refusal::kAccess;
+  EXPECT_TRUE(Load(InputBuffer::Copy(file), context, &error, &refusal)) << error;
+  context.limits.max_tensor_bytes = 127;
+  EXPECT_FALSE(Load(InputBuffer::Copy(file), context, &error, &refusal));
+  EXPECT_EQ(refusal, Refusal::kLimit);
+  EXPECT_NE(error.find("would hold 128 bytes"), std::string::npos) << error;
 }
 
 nc::Descriptor Arithmetic(std::string op, std::vector<nc::Side> sources, nc::Side to) {
