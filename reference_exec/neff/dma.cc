@@ -225,7 +225,7 @@ class Machine {
   // leave the variable or touch a reservation (NEFF-39, NEFF-31).
   std::optional<uint64_t> Index(const Span& span, int64_t address, uint64_t length,
                                 std::string* error) const {
-    access_refused_ = true;  // cleared below when the access is inside
+    access_refused_ = Refusal::kOutside;  // cleared below when the access is allowed
     if (address < 0) {
       *error = Str("address ", address, " is negative");
       return std::nullopt;
@@ -237,7 +237,7 @@ class Machine {
                      " bytes");
         return std::nullopt;
       }
-      access_refused_ = false;
+      access_refused_.reset();
       return a;
     }
     const StateBuffer& sb = loaded_.state_buffer;
@@ -259,16 +259,16 @@ class Machine {
         *error =
             Str("state-buffer partition ", partition, ", bytes ", byte, " to ", byte + length - 1,
                 " reach the runtime's reservation (evtaccel) at ", *r.offset);
+        access_refused_ = Refusal::kReservation;
         return std::nullopt;
       }
     }
-    access_refused_ = false;
+    access_refused_.reset();
     return partition * sb.partition_bytes + byte;
   }
 
-  // Whether the last refusal was an access outside a variable or into a
-  // reservation.
-  bool access_refused() const { return access_refused_; }
+  // The refusal of the last access, when it was refused.
+  std::optional<Refusal> access_refused() const { return access_refused_; }
 
   // Visits each run of `side` in walking order (§2.13, §7.3): a row of
   // sizes[0] consecutive bytes when steps[0] is 1, else single bytes.
@@ -276,6 +276,15 @@ class Machine {
   bool Walk(const Side& side, std::string* error, F&& visit) {
     const std::vector<int64_t>& sizes = *side.sizes;
     const std::vector<int64_t>& steps = *side.steps;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      // A size below 1 is NEFF-36's warning: a side with an empty dimension
+      // visits no byte; a negative size has no meaning.
+      if (sizes[k] < 0) {
+        *error = Str("size ", sizes[k], " of dimension ", k, " is negative");
+        return false;
+      }
+      if (sizes[k] == 0) return true;
+    }
     for (size_t k = 0; k < sizes.size(); ++k) {
       if (steps[k] < 0 || (sizes[k] > 1 && steps[k] >= (int64_t{1} << 24))) {
         *error = Str("step ", steps[k], " of dimension ", k,
@@ -366,7 +375,7 @@ class Machine {
   uint64_t sb_bytes_ = 0;
   std::vector<std::vector<uint8_t>> own_;
   std::vector<std::vector<Touch>> own_touch_;
-  mutable bool access_refused_ = false;
+  mutable std::optional<Refusal> access_refused_;
 };
 
 // --- element conversions (§7.4) ---
@@ -735,7 +744,7 @@ std::optional<Result> Run(const Loaded& loaded,
       for (size_t j = 0; j < block->second.desc.size(); ++j) {
         std::string why;
         if (!RunDescriptor(m, block->second.desc[j], static_cast<uint8_t>(e + 1), &why)) {
-          if (refusal != nullptr && m.access_refused()) *refusal = Refusal::kAccess;
+          if (refusal != nullptr && m.access_refused()) *refusal = *m.access_refused();
           *error = Str(work.key, " block ", id, " of queue ", Quoted(queue), ", descriptor ", j,
                        ": ", why);
           return std::nullopt;

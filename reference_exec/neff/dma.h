@@ -52,9 +52,10 @@ struct Loaded {
 };
 
 // Why the executor refused a file: what it does not model, a limit of
-// --max-tensor-bytes, or an access outside a variable or into a
-// reservation, which a file that validates never makes (NEFF-39, NEFF-31).
-enum class Refusal { kUnsupported, kLimit, kAccess };
+// --max-tensor-bytes, an access outside a variable, which a file that
+// validates never makes (NEFF-39), or an access into a reservation, which
+// such a file makes only with NEFF-31's warning.
+enum class Refusal { kUnsupported, kLimit, kOutside, kReservation };
 
 // Loads the run of `input`, which validates; nothing, with `error` (and
 // `refusal` when given), when the executor cannot run it (more than one

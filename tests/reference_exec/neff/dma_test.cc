@@ -96,7 +96,7 @@ TEST(NeffDma, AnAccessOutsideItsVariableIsRefused) {
   const std::string error = RunError(
       CopySpec(64,
                {{"qSPIO0", {Copy({"x", 32, {64}, {1}, "uint8"}, {"y", 0, {64}, {1}, "uint8"})}}}),
-      Refusal::kAccess);
+      Refusal::kOutside);
   EXPECT_NE(error.find("sp block 0 of queue \"qSPIO0\", descriptor 0"), std::string::npos) << error;
   EXPECT_NE(error.find("outside the variable's 64 bytes"), std::string::npos) << error;
 }
@@ -108,8 +108,20 @@ TEST(NeffDma, AnAccessIntoTheReservationIsRefused) {
                {{"qSPIO0",
                  {Copy({"x", 0, {16}, {1}, "uint8"}, {"SB", 229360, {16}, {1}, "uint8"})}}},
                true),
-      Refusal::kAccess);
+      Refusal::kReservation);
   EXPECT_NE(error.find("reach the runtime's reservation (evtaccel)"), std::string::npos) << error;
+}
+
+// A side with a dimension of size 0 (NEFF-36's warning) visits no byte.
+TEST(NeffDma, AnEmptyDimensionMovesNothing) {
+  const Loaded loaded = LoadBytes(nc::Write(nc::Build(CopySpec(
+      16, {{"qSPIO0", {Copy({"x", 0, {16, 0}, {1, 16}, "uint8"},
+                            {"y", 0, {16, 0}, {1, 16}, "uint8"})}}}))));
+  std::string error;
+  const std::optional<Result> result = exec::Run(loaded, PatternInputs(loaded), &error);
+  ASSERT_TRUE(result) << error;
+  EXPECT_EQ(result->unwritten.at("y"), 16u);
+  EXPECT_EQ(result->descriptors, 1u);
 }
 
 // The variables' bytes count against --max-tensor-bytes before anything is
@@ -120,7 +132,7 @@ TEST(NeffDma, LoadKeepsToMaxTensorBytes) {
   ValidateContext context;
   context.limits.max_tensor_bytes = 128;
   std::string error;
-  Refusal refusal = Refusal::kAccess;
+  Refusal refusal = Refusal::kOutside;
   EXPECT_TRUE(Load(InputBuffer::Copy(file), context, &error, &refusal)) << error;
   context.limits.max_tensor_bytes = 127;
   EXPECT_FALSE(Load(InputBuffer::Copy(file), context, &error, &refusal));
