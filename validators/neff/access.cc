@@ -1,5 +1,7 @@
 #include "validators/neff/access.h"
 
+#include <array>
+
 #include "validators/core/checked.h"
 #include "validators/core/text.h"
 
@@ -31,7 +33,7 @@ std::string Decimal(Wide v) { return std::to_string(static_cast<long long>(v)); 
 
 }  // namespace
 
-std::optional<uint64_t> ElementCount(const std::vector<int64_t>& sizes, uint64_t element) {
+std::optional<uint64_t> ElementCount(std::span<const int64_t> sizes, uint64_t element) {
   if (sizes.empty() || element == 0) return std::nullopt;
   uint64_t count = static_cast<uint64_t>(sizes[0]) / element;
   for (size_t k = 1; k < sizes.size(); ++k) {
@@ -129,7 +131,7 @@ bool ForEachRow(const Pattern& p, uint64_t max_rows,
     }
   }
   const auto row_bytes = static_cast<uint64_t>((p.sizes[0] - 1) * p.steps[0] + 1);
-  std::vector<int64_t> index(p.sizes.size(), 0);
+  std::array<int64_t, kMaxDimensions> index{};
   for (uint64_t r = 0; r < rows; ++r) {
     int64_t begin = p.off;
     for (size_t k = 1; k < p.sizes.size(); ++k) begin += index[k] * p.steps[k];

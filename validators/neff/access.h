@@ -6,24 +6,28 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "validators/neff/validate.h"
 
 namespace accelcheck::neff {
 
+// A side of a descriptor as checked: a view of its 1 to 4 sizes and steps
+// and its dtype, valid while the descriptor is.
 struct Pattern {
   int64_t off = 0;
-  std::vector<int64_t> sizes;  // all at least 1
-  std::vector<int64_t> steps;
-  std::string dtype;
+  std::span<const int64_t> sizes;  // all at least 1
+  std::span<const int64_t> steps;
+  std::string_view dtype;
   std::optional<uint64_t> elements = {};  // sizes[0] / dtype size * sizes[1] * ...
 };
+inline constexpr size_t kMaxDimensions = 4;
 
 // The elements a pattern of `sizes` visits with `element` bytes each, or
 // nothing past 2^64.
-std::optional<uint64_t> ElementCount(const std::vector<int64_t>& sizes, uint64_t element);
+std::optional<uint64_t> ElementCount(std::span<const int64_t> sizes, uint64_t element);
 
 // Where an access reaches: empty `problem` when inside. For the state
 // buffer the partitions and in-partition bytes it spans (§2.13).

@@ -203,7 +203,7 @@ class EngineChecker {
                        steps.size(), "; both need the same count, 1 to 4"));
       return std::nullopt;
     }
-    const std::string dtype = side.dtype.value_or("uint8");
+    const std::string_view dtype = side.dtype ? std::string_view(*side.dtype) : "uint8";
     const uint64_t element = DtypeBytes(dtype);
     if (element == 0) {
       sink_.Report(kDescDtype, Location{d.offset, std::nullopt, Str(path, "/", name, "_dtype")},
