@@ -274,8 +274,12 @@ class Machine {
   // sizes[0] consecutive bytes when steps[0] is 1, else single bytes.
   template <typename F>
   bool Walk(const Side& side, std::string* error, F&& visit) {
-    const std::vector<int64_t>& sizes = *side.sizes;
-    const std::vector<int64_t>& steps = *side.steps;
+    const Dims& sizes = *side.sizes;
+    const Dims& steps = *side.steps;
+    if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > Dims::kInline) {
+      *error = "a side needs 1 to 4 sizes and as many steps (NEFF-36)";
+      return false;
+    }
     for (size_t k = 0; k < sizes.size(); ++k) {
       // A size below 1 is NEFF-36's warning: a side with an empty dimension
       // visits no byte; a negative size has no meaning.

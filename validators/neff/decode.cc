@@ -60,6 +60,12 @@ class Decoder : public JsonDecoder {
   bool Read(int64_t* out) { return Int(out); }
   bool Read(double* out) { return Real(out); }
   bool Read(std::vector<int64_t>* out) { return IntList(out); }
+  bool Read(Dims* out) {
+    scratch_.clear();
+    if (!IntList(&scratch_)) return false;
+    for (const int64_t v : scratch_) out->push_back(v);
+    return true;
+  }
   bool Read(std::vector<std::string>* out) {
     return List(out, [this](std::string* s) { Text(s); });
   }
@@ -101,6 +107,9 @@ class Decoder : public JsonDecoder {
   void Skip() { reader_.Skip(); }
   JsonKind Peek() { return reader_.Peek(); }
   uint64_t offset() { return reader_.offset(); }
+
+ private:
+  std::vector<int64_t> scratch_;  // a list of integers being read, reused
 };
 
 // --- neff.json ---

@@ -4,12 +4,14 @@
 // NEFF's JSON, are handed over one DMA block at a time and never held whole.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -179,13 +181,34 @@ struct Definition {
 
 // --- engine JSON (§2.10, §2.11) ---
 
+// A side's sizes or steps (§2.13), held inline so that a descriptor costs
+// no allocation: a list longer than four keeps its length, which NEFF-36
+// reports, and its first four entries.
+class Dims {
+ public:
+  static constexpr size_t kInline = 4;
+  void push_back(int64_t value) {
+    if (count_ < kInline) values_[count_] = value;
+    ++count_;
+  }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  int64_t operator[](size_t k) const { return values_[k]; }  // k < kInline
+  // The entries kept: all of them when size() <= kInline.
+  std::span<const int64_t> kept() const { return {values_.data(), std::min(count_, kInline)}; }
+
+ private:
+  std::array<int64_t, kInline> values_{};
+  size_t count_ = 0;
+};
+
 // One side of a descriptor (§2.13): a variable, an offset and 1 to 4
 // (size, step) pairs, dimension 0 innermost in bytes.
 struct Side {
   std::optional<std::string> var = {};
   std::optional<int64_t> off = {};
-  std::optional<std::vector<int64_t>> sizes = {};
-  std::optional<std::vector<int64_t>> steps = {};
+  std::optional<Dims> sizes = {};
+  std::optional<Dims> steps = {};
   std::optional<std::string> dtype = {};
 };
 

@@ -195,8 +195,8 @@ class EngineChecker {
   std::optional<Pattern> CheckPattern(const Side& side, std::string_view name, const Descriptor& d,
                                       const std::string& path) {
     if (!side.sizes || !side.steps || !side.off) return std::nullopt;
-    const std::vector<int64_t>& sizes = *side.sizes;
-    const std::vector<int64_t>& steps = *side.steps;
+    const Dims& sizes = *side.sizes;
+    const Dims& steps = *side.steps;
     if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > 4) {
       sink_.Report(kDescPattern, Location{d.offset, std::nullopt, Str(path, "/", name, "_sizes")},
                    Str(name, "_sizes has ", sizes.size(), " entries and ", name, "_steps ",
@@ -223,7 +223,8 @@ class EngineChecker {
                    Location{d.offset, std::nullopt, Str(path, "/", name, "_steps/0")},
                    Str(name, "_steps[0] is ", steps[0], ", not 1"));
     }
-    Pattern pattern{.off = *side.off, .sizes = sizes, .steps = steps, .dtype = dtype};
+    Pattern pattern{
+        .off = *side.off, .sizes = sizes.kept(), .steps = steps.kept(), .dtype = dtype};
     if (static_cast<uint64_t>(sizes[0]) % element != 0) {
       sink_.Report(kDescRowBytes,
                    Location{d.offset, std::nullopt, Str(path, "/", name, "_sizes/0")},
@@ -231,7 +232,7 @@ class EngineChecker {
                        " elements (", element, " bytes)"));
       return pattern;
     }
-    pattern.elements = ElementCount(sizes, element);
+    pattern.elements = ElementCount(pattern.sizes, element);
     return pattern;
   }
 
