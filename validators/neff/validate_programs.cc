@@ -1,6 +1,9 @@
 // Engine programs (docs/formats/neff.md §3, §4 F): 64-byte slots, and the
 // PSEUDO_DMA_TRIGGER slots that start the DMA blocks.
-#include <map>
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "validators/core/bytes.h"
 #include "validators/core/text.h"
@@ -46,12 +49,28 @@ std::vector<Trigger> ReadSlots(ByteView program, DiagnosticSink& sink) {
 // NEFF-41 and NEFF-48: each trigger names one of the engine's blocks on a
 // queue it owns, every block is triggered as often as it exists, and each
 // queue's ids run 0, 1, 2, ...
+// A block of one engine: its queue (viewing the block's or the trigger's
+// name) and its id.
+struct QueueId {
+  std::string_view queue;
+  int64_t id = 0;
+  bool operator==(const QueueId&) const = default;
+  auto operator<=>(const QueueId&) const = default;
+};
+struct QueueIdHash {
+  size_t operator()(const QueueId& k) const {
+    return std::hash<std::string_view>()(k.queue) ^
+           (std::hash<int64_t>()(k.id) * 0x9E3779B97F4A7C15ull);
+  }
+};
+
 void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& triggers,
                    DiagnosticSink& sink) {
   const Definition& def = *sg.def;
-  std::map<std::pair<std::string, int64_t>, int64_t> balance;  // blocks minus triggers
+  std::unordered_map<QueueId, int64_t, QueueIdHash> balance;  // blocks minus triggers
+  balance.reserve(sg.blocks[e].size());
   for (const BlockKey& b : sg.blocks[e]) ++balance[{b.queue, b.id}];
-  std::map<std::string, uint32_t> next_id;
+  std::unordered_map<std::string_view, uint32_t> next_id;
   bool order_reported = false;
   for (const Trigger& t : triggers) {
     const Location at{t.offset + kQueueAt, std::nullopt, SlotPath(t.offset)};
@@ -85,13 +104,17 @@ void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& tri
     }
     expected = t.block_id + 1;
   }
+  // Reported by queue name and id, whatever the map's order.
+  std::vector<std::pair<QueueId, int64_t>> unbalanced;
   for (const auto& [key, left] : balance) {
-    if (left != 0) {
-      sink.Report(kTriggerCount, Location{0, std::nullopt, ""},
-                  Str("block ", key.second, " of queue ", Quoted(key.first), " is triggered ",
-                      left > 0 ? "fewer" : "more", " times than it exists (",
-                      left > 0 ? left : -left, left == 1 || left == -1 ? " time" : " times", ")"));
-    }
+    if (left != 0) unbalanced.emplace_back(key, left);
+  }
+  std::sort(unbalanced.begin(), unbalanced.end());
+  for (const auto& [key, left] : unbalanced) {
+    sink.Report(kTriggerCount, Location{0, std::nullopt, ""},
+                Str("block ", key.id, " of queue ", Quoted(key.queue), " is triggered ",
+                    left > 0 ? "fewer" : "more", " times than it exists (", left > 0 ? left : -left,
+                    left == 1 || left == -1 ? " time" : " times", ")"));
   }
 }
 
