@@ -101,7 +101,8 @@ Spec WriteupSpec() {
   spec.queues = {{"qSPIO0", Engine::kSp, "in"}, {"qPoolIO0", Engine::kPool, "in"}};
   constexpr uint64_t kRows = 8, kElements = 8;
   Descriptor load = MoveRows("x", 0, "float16", "SB", SbAddress(4, 0), "float16", kRows, kElements);
-  Descriptor store = MoveRows("SB", SbAddress(4, 0), "float16", "y", 0, "float16", kRows, kElements);
+  Descriptor store =
+      MoveRows("SB", SbAddress(4, 0), "float16", "y", 0, "float16", kRows, kElements);
   // Two real descriptors leave num_tiling_dimensions out (§6).
   load.num_tiling_dimensions.reset();
   store.num_tiling_dimensions.reset();
@@ -111,11 +112,10 @@ Spec WriteupSpec() {
 
 std::vector<NamedBase> Bases() {
   std::vector<NamedBase> bases;
-  for (auto [name, spec] :
-       {std::pair{"stream", StreamSpec()},
-        {"lnc2", Lnc2Spec()},
-        {"plain", PlainSpec()},
-        {"writeup", WriteupSpec()}}) {
+  for (auto [name, spec] : {std::pair{"stream", StreamSpec()},
+                            {"lnc2", Lnc2Spec()},
+                            {"plain", PlainSpec()},
+                            {"writeup", WriteupSpec()}}) {
     Neff neff = Build(spec);
     bases.push_back({name, std::move(spec), std::move(neff)});
   }

@@ -84,9 +84,7 @@ std::string_view EngineFileStem(const Spec& spec, Engine e) {
   return spec.writeup_names ? EngineKey(e) : EngineStem(e);
 }
 std::string JsonName(const Spec& spec, Engine e) { return Str(EngineFileStem(spec, e), ".json"); }
-std::string ProgramName(const Spec& spec, Engine e) {
-  return Str(EngineFileStem(spec, e), ".bin");
-}
+std::string ProgramName(const Spec& spec, Engine e) { return Str(EngineFileStem(spec, e), ".bin"); }
 // kelf-0.json in real files, kelf-a.json in the write-up's example (§6).
 std::string KelfName(const Spec& spec) {
   return spec.writeup_names ? "kelf-a.json" : "kelf-0.json";
@@ -398,7 +396,8 @@ class SubgraphWriter {
         if (p.engine == e) dma.push_back(BlockJson(p));
       }
     }
-    Json engine = {{"dma", std::move(dma)}, {"instr", ProgramName(spec_, e)}, {"name", JsonName(spec_, e)}};
+    Json engine = {
+        {"dma", std::move(dma)}, {"instr", ProgramName(spec_, e)}, {"name", JsonName(spec_, e)}};
     if (e == Engine::kAct) {
       engine["act_info"] = std::string(kActInfoName);
       engine["act_semaphore"] = 12;

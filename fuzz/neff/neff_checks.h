@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "conformance/neff/model.h"
-#include "reference_exec/neff/dma.h"
 #include "fuzz/fuzz_oracles.h"
+#include "reference_exec/neff/dma.h"
 #include "validators/core/format.h"
 #include "validators/neff/neff_format.h"
 

@@ -116,7 +116,7 @@ uint64_t HeldBytes(const Subgraph& sg) {
   uint64_t own = 0, scratch = 0;
   const auto add = [](uint64_t a, uint64_t b) {
     return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
-                                                         : a + b;
+                                                        : a + b;
   };
   for (const Variable& v : sg.def->vars) {
     const uint64_t size = v.size && v.size->value > 0 ? static_cast<uint64_t>(v.size->value) : 0;
@@ -513,8 +513,8 @@ bool EncodeInteger(std::string_view dtype, double v, uint8_t* out) {
   const double high = std::ldexp(1.0, static_cast<int>(bits));
   const double low = is_signed ? -high : 0.0;
   if (!(v >= low && v < high) || std::trunc(v) != v) return false;
-  const uint64_t word = is_signed ? static_cast<uint64_t>(static_cast<int64_t>(v))
-                                  : static_cast<uint64_t>(v);
+  const uint64_t word =
+      is_signed ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
   for (uint64_t i = 0; i < size; ++i) out[i] = static_cast<uint8_t>(word >> (8 * i));
   return true;
 }
@@ -579,7 +579,8 @@ bool Combine(const Descriptor& d, const std::vector<std::vector<uint8_t>>& sourc
       const uint64_t size = DtypeBytes(dtypes[k]);
       const std::optional<double> v = Decode(dtypes[k], sources[k].data() + i * size);
       if (!v) {
-        *error = Str("element ", i, " of source ", k, " is past 2^53, which a double keeps inexactly");
+        *error =
+            Str("element ", i, " of source ", k, " is past 2^53, which a double keeps inexactly");
         return false;
       }
       if (op == "add") {

@@ -39,11 +39,11 @@ std::optional<std::string> CheckSide(const Json& side, std::string_view what) {
 }
 
 std::optional<std::string> CheckDescriptor(const Json& d) {
-  if (auto key = UnknownKey(d,
-                            {"op", "from", "from_arr", "to", "transpose_op", "transpose_shape",
-                             "transpose_element_size", "scale", "scale_dtype", "constant",
-                             "constant_dtype"},
-                            "descriptor"))
+  if (auto key = UnknownKey(
+          d,
+          {"op", "from", "from_arr", "to", "transpose_op", "transpose_shape",
+           "transpose_element_size", "scale", "scale_dtype", "constant", "constant_dtype"},
+          "descriptor"))
     return key;
   if (!d.contains("op") || !d["op"].is_string()) return "a descriptor needs op (\"\" for none)";
   if (d.contains("from_arr") == d.contains("from")) return "a descriptor needs from or from_arr";
@@ -222,7 +222,8 @@ std::optional<Arrays> Run(const Case& golden_case, const std::string& mode, cons
 }  // namespace
 
 const GoldenFormat& NeffGolden() {
-  static const GoldenFormat kFormat{.modes = {"dma", "dma-state"}, .check_model = CheckModel, .run = Run};
+  static const GoldenFormat kFormat{
+      .modes = {"dma", "dma-state"}, .check_model = CheckModel, .run = Run};
   return kFormat;
 }
 

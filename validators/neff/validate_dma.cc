@@ -223,8 +223,7 @@ class EngineChecker {
                    Location{d.offset, std::nullopt, Str(path, "/", name, "_steps/0")},
                    Str(name, "_steps[0] is ", steps[0], ", not 1"));
     }
-    Pattern pattern{
-        .off = *side.off, .sizes = sizes.kept(), .steps = steps.kept(), .dtype = dtype};
+    Pattern pattern{.off = *side.off, .sizes = sizes.kept(), .steps = steps.kept(), .dtype = dtype};
     if (static_cast<uint64_t>(sizes[0]) % element != 0) {
       sink_.Report(kDescRowBytes,
                    Location{d.offset, std::nullopt, Str(path, "/", name, "_sizes/0")},

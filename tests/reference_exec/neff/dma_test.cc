@@ -104,10 +104,10 @@ TEST(NeffDma, AnAccessOutsideItsVariableIsRefused) {
 TEST(NeffDma, AnAccessIntoTheReservationIsRefused) {
   // §2.9: bytes 229368 to 229375 of every cayman partition are the runtime's.
   const std::string error = RunError(
-      CopySpec(16,
-               {{"qSPIO0",
-                 {Copy({"x", 0, {16}, {1}, "uint8"}, {"SB", 229360, {16}, {1}, "uint8"})}}},
-               true),
+      CopySpec(
+          16,
+          {{"qSPIO0", {Copy({"x", 0, {16}, {1}, "uint8"}, {"SB", 229360, {16}, {1}, "uint8"})}}},
+          true),
       Refusal::kReservation);
   EXPECT_NE(error.find("reach the runtime's reservation (evtaccel)"), std::string::npos) << error;
 }
@@ -115,8 +115,8 @@ TEST(NeffDma, AnAccessIntoTheReservationIsRefused) {
 // A side with a dimension of size 0 (NEFF-36's warning) visits no byte.
 TEST(NeffDma, AnEmptyDimensionMovesNothing) {
   const Loaded loaded = LoadBytes(nc::Write(nc::Build(CopySpec(
-      16, {{"qSPIO0", {Copy({"x", 0, {16, 0}, {1, 16}, "uint8"},
-                            {"y", 0, {16, 0}, {1, 16}, "uint8"})}}}))));
+      16, {{"qSPIO0",
+            {Copy({"x", 0, {16, 0}, {1, 16}, "uint8"}, {"y", 0, {16, 0}, {1, 16}, "uint8"})}}}))));
   std::string error;
   const std::optional<Result> result = exec::Run(loaded, PatternInputs(loaded), &error);
   ASSERT_TRUE(result) << error;
@@ -164,8 +164,9 @@ TEST(NeffDma, AnIntegerResultThatIsNoElementOfItsDtypeIsRefused) {
 
 TEST(NeffDma, ArithmeticOnEncodingsNoSourceGivesIsRefused) {
   const std::string error = RunError(CopySpec(
-      16, {{"qSPIO0",
-            {Arithmetic("max", {{"x", 0, {16}, {1}, "float8e4"}}, {"y", 0, {16}, {1}, "uint8"})}}}));
+      16,
+      {{"qSPIO0",
+        {Arithmetic("max", {{"x", 0, {16}, {1}, "float8e4"}}, {"y", 0, {16}, {1}, "uint8"})}}}));
   EXPECT_NE(error.find("max reads float8e4, whose encoding no source gives"), std::string::npos)
       << error;
 }

@@ -59,8 +59,7 @@ void ExpectOnly(const nc::Spec& spec, const Rule& rule, const std::string& suffi
   const Checked c = Check(spec);
   ASSERT_EQ(c.found.size(), 1u) << test::Describe(c.sink);
   EXPECT_EQ(c.found[0].rule, &rule) << test::Describe(c.sink);
-  EXPECT_EQ(c.found[0].location.path, "/dma/0/desc/0" + suffix)
-      << test::Describe(c.sink);
+  EXPECT_EQ(c.found[0].location.path, "/dma/0/desc/0" + suffix) << test::Describe(c.sink);
 }
 
 void ExpectValid(const nc::Spec& spec) {
@@ -141,8 +140,7 @@ TEST(NeffOperations, ASourceNeedsItsOffsetSizesAndSteps) {
   NeffFormat().Validate(InputBuffer::Copy(nc::Write(neff)), ValidateContext{}, sink);
   bool missing = false;
   for (const Diagnostic& d : sink.diagnostics()) {
-    missing |= d.rule == &rules::kJsonMissingKey &&
-               d.location.path == "/dma/0/desc/0/from_arr/1";
+    missing |= d.rule == &rules::kJsonMissingKey && d.location.path == "/dma/0/desc/0/from_arr/1";
   }
   EXPECT_TRUE(missing) << test::Describe(sink);
 }
