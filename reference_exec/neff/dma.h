@@ -87,7 +87,6 @@ struct RunOptions {
 // needs what the executor does not model (§7.4).
 std::optional<Result> Run(const Loaded& loaded,
                           const std::map<std::string, std::vector<uint8_t>>& inputs,
-                          std::string* error, RunOptions options = {},
-                          Refusal* refusal = nullptr);
+                          std::string* error, RunOptions options = {}, Refusal* refusal = nullptr);
 
 }  // namespace accelcheck::neff::exec

@@ -82,8 +82,8 @@ TEST(NeffCli, RunKeepsToMaxTensorBytes) {
   const auto at = RunTool({"run", "-q", file, "--input", "a_vec=" + a, "--input", "b_vec=" + b,
                            "--max-tensor-bytes", "12288"});
   EXPECT_EQ(at.exit_code, 0) << at.err;
-  const auto above = RunTool({"run", "-q", file, "--input", "a_vec=" + a, "--input",
-                              "b_vec=" + b, "--max-tensor-bytes", "12287"});
+  const auto above = RunTool({"run", "-q", file, "--input", "a_vec=" + a, "--input", "b_vec=" + b,
+                              "--max-tensor-bytes", "12287"});
   EXPECT_EQ(above.exit_code, 3);
   EXPECT_NE(above.err.find("would hold 12288 bytes of variables and scratchpad, more than "
                            "--max-tensor-bytes 12287"),
