@@ -749,12 +749,17 @@ std::optional<EngineDocument> DecodeEngine(ByteView text, const Limits& limits,
   static JsonKeyOrder order;
   Decoder d(text, limits, sink);
   EngineDocument doc;
+  // One block read after another: its descriptor list keeps its storage.
+  Block block;
   const bool ok = d.Root("an engine JSON", [&] {
     const uint64_t seen = d.Fields(kKeys, order, [&](int field) {
       switch (field) {
         case 0:
           doc.has_dma = d.Elements("a list of DMA blocks", [&](uint64_t index) {
-            Block block;
+            std::vector<Descriptor> storage = std::move(block.desc);
+            storage.clear();
+            block = Block{};
+            block.desc = std::move(storage);
             ReadBlock(d, &block);
             ++doc.block_count;
             on_block(index, block);
