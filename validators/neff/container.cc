@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <future>
+#include <system_error>
 
 #include "validators/core/core_rules.h"
 #include "validators/core/digest.h"
@@ -164,14 +167,42 @@ void CheckHash(const Header& h, ByteView payload, DiagnosticSink& sink) {
   }
 }
 
-// NEFF-15: the gzip member inflated under the limits, then zeros to the end.
-std::optional<std::vector<uint8_t>> Inflate(ByteView payload, const Limits& limits,
-                                            DiagnosticSink& sink) {
+// The gzip member of a payload, or why not; a pure function of the bytes,
+// so that it may run beside the hashing.
+struct Inflated {
+  std::optional<gzip::Member> member;
   gzip::Error error;
-  std::optional<gzip::Member> member = gzip::Inflate(
+};
+
+Inflated InflatePayload(ByteView payload, const Limits& limits) {
+  Inflated out;
+  out.member = gzip::Inflate(
       payload,
       {.max_inflated = limits.max_inflated_bytes, .max_ratio = limits.max_compression_ratio},
-      &error);
+      &out.error);
+  return out;
+}
+
+// From this size on, a payload inflates on a second thread while this one
+// hashes it: a thread costs less than the hash then (bench/README.md "NEFF").
+constexpr uint64_t kConcurrentInflateBytes = uint64_t{1} << 20;
+
+std::future<Inflated> StartInflating(ByteView payload, const Limits& limits) {
+  if (payload.size() >= kConcurrentInflateBytes) {
+    try {
+      return std::async(std::launch::async, InflatePayload, payload, std::cref(limits));
+    } catch (const std::system_error&) {
+      // No thread to be had: inflate when the result is asked for.
+    }
+  }
+  return std::async(std::launch::deferred, InflatePayload, payload, std::cref(limits));
+}
+
+// NEFF-15: the gzip member inflated under the limits, then zeros to the end.
+std::optional<std::vector<uint8_t>> Inflate(Inflated inflated, ByteView payload,
+                                            DiagnosticSink& sink) {
+  std::optional<gzip::Member>& member = inflated.member;
+  const gzip::Error& error = inflated.error;
   if (!member) {
     const Rule& rule = error.problem == gzip::Problem::kTooLarge ? core_rules::kLimitInflatedBytes
                        : error.problem == gzip::Problem::kRatio ? core_rules::kLimitCompressionRatio
@@ -290,9 +321,14 @@ std::optional<Container> ReadContainer(const InputBuffer& input, const ValidateC
   CheckHeaderFields(c.header, file.size(), sink);
   if (sink.Has(kDataSize)) return std::nullopt;
   const ByteView payload = file.subspan(kHeaderBytes, c.header.data_size);
+  const bool compressed = gzip::HasMagic(payload);
+  // The inflating and the hashing only read the payload; the findings are
+  // reported in the same order either way.
+  std::future<Inflated> inflating;
+  if (compressed) inflating = StartInflating(payload, context.limits);
   CheckHash(c.header, payload, sink);
-  if (gzip::HasMagic(payload)) {
-    std::optional<std::vector<uint8_t>> tar = Inflate(payload, context.limits, sink);
+  if (compressed) {
+    std::optional<std::vector<uint8_t>> tar = Inflate(inflating.get(), payload, sink);
     if (!tar) return std::nullopt;
     c.compressed = true;
     c.inflated = std::move(*tar);
