@@ -116,7 +116,7 @@ class Decoder : public JsonDecoder {
 
 void ReadNode(Decoder& d, GraphNode* node) {
   static constexpr JsonKeys<5> kKeys = {"op", "name", "inputs", "output_names", "attrs"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   node->offset = d.offset();
   if (!d.ExpectObject("a node")) return;
   const uint64_t seen = d.Fields(kKeys, order, [&](int field) {
@@ -159,7 +159,7 @@ void ReadTaggedList(Decoder& d, F&& read_values) {
 
 void ReadGraphAttrs(Decoder& d, Graph* g) {
   static constexpr JsonKeys<3> kKeys = {"shape", "storage_id", "dltype"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   g->attrs_offset = d.offset();
   if (!d.ExpectObject("attrs")) return;
   d.Fields(kKeys, order, [&](int field) {
@@ -185,7 +185,7 @@ void ReadGraphAttrs(Decoder& d, Graph* g) {
 
 void ReadSignatureInput(Decoder& d, SignatureInput* in) {
   static constexpr JsonKeys<3> kKeys = {"id", "dtype", "shape"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   in->offset = d.offset();
   if (!d.ExpectObject("a signature input")) return;
   d.Fields(kKeys, order, [&](int field) {
@@ -208,7 +208,7 @@ void ReadMetadata(Decoder& d, Graph* g) {
   static constexpr JsonKeys<1> kMetadata = {"signatures"};
   static constexpr JsonKeys<1> kSignatures = {"default"};
   static constexpr JsonKeys<1> kDefault = {"inputs"};
-  static JsonKeyOrder order_metadata, order_signatures, order_default;
+  static thread_local JsonKeyOrder order_metadata, order_signatures, order_default;
   if (!d.ExpectObject("metadata")) return;
   d.Fields(kMetadata, order_metadata, [&](int) {
     if (!d.ExpectObject("signatures")) return;
@@ -247,7 +247,7 @@ void ReadVariable(Decoder& d, Variable* v, std::vector<Reference>* references) {
                                         "backing_variable_off",
                                         "referenced_var_id",
                                         "list"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   v->offset = d.offset();
   if (!d.ExpectObject("a variable")) return;
   const uint64_t seen = d.Fields(kKeys, order, [&](int field) {
@@ -287,7 +287,7 @@ void ReadVariable(Decoder& d, Variable* v, std::vector<Reference>* references) {
 void ReadQueueSet(Decoder& d, QueueSet* q) {
   static constexpr JsonKeys<5> kKeys = {"type", "num_queues", "owner", "semaphore_set",
                                         "fabric_path"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   q->offset = d.offset();
   if (!d.ExpectObject("a queue set")) return;
   d.Fields(kKeys, order, [&](int field) {
@@ -313,7 +313,7 @@ void ReadQueueSet(Decoder& d, QueueSet* q) {
 
 void ReadReservation(Decoder& d, Reservation* r) {
   static constexpr JsonKeys<5> kKeys = {"type", "base_partition", "partitions", "offset", "size"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   r->at = d.offset();
   if (!d.ExpectObject("a reservation")) return;
   const uint64_t seen = d.Fields(kKeys, order, [&](int field) {
@@ -444,7 +444,7 @@ void ReadSideField(Decoder& d, int field, Side* side) {
 void ReadSource(Decoder& d, Side* side) {
   static constexpr JsonKeys<5> kKeys = {"from", "from_off", "from_sizes", "from_steps",
                                         "from_dtype"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   const uint64_t offset = d.offset();
   if (!d.ExpectObject("a from_arr source")) return;
   // A source holds the from parts of a descriptor (§2.11): all but the
@@ -454,7 +454,7 @@ void ReadSource(Decoder& d, Side* side) {
 }
 
 void ReadDescriptor(Decoder& d, Descriptor* desc) {
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   desc->offset = d.offset();
   if (!d.ExpectObject("a descriptor")) return;
   const uint64_t seen = d.Fields(kDescriptorKeys, order, [&](int field) {
@@ -505,7 +505,7 @@ void ReadDescriptor(Decoder& d, Descriptor* desc) {
 
 void ReadBlock(Decoder& d, Block* block) {
   static constexpr JsonKeys<5> kKeys = {"id", "queue", "instance_name", "semaphore", "desc"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   block->offset = d.offset();
   if (!d.ExpectObject("a DMA block")) return;
   const uint64_t seen = d.Fields(kKeys, order, [&](int field) {
@@ -581,7 +581,7 @@ std::optional<uint64_t> InvalidUtf8At(ByteView text) {
 std::optional<Graph> DecodeGraph(ByteView text, const Limits& limits, DiagnosticSink& sink) {
   static constexpr JsonKeys<6> kKeys = {"nodes",        "arg_nodes", "heads",
                                         "node_row_ptr", "attrs",     "metadata"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   Decoder d(text, limits, sink);
   Graph g;
   const bool ok = d.Root("neff.json", [&] {
@@ -616,7 +616,7 @@ std::optional<Graph> DecodeGraph(ByteView text, const Limits& limits, Diagnostic
 std::optional<Kelf> DecodeKelf(ByteView text, const Limits& limits, DiagnosticSink& sink) {
   static constexpr JsonKeys<3> kKeys = {"graphs", "version", "target"};
   static constexpr JsonKeys<2> kGraphKeys = {"definition", "name"};
-  static JsonKeyOrder order, graph_order;
+  static thread_local JsonKeyOrder order, graph_order;
   Decoder d(text, limits, sink);
   Kelf kelf;
   const bool ok = d.Root("the kelf file", [&] {
@@ -649,7 +649,7 @@ std::optional<Kelf> DecodeKelf(ByteView text, const Limits& limits, DiagnosticSi
 
 std::optional<Info> DecodeInfo(ByteView text, const Limits& limits, DiagnosticSink& sink) {
   static constexpr JsonKeys<4> kKeys = {"name", "num_tpb", "num_tpb_requested", "num_tpb_per_node"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   Decoder d(text, limits, sink);
   Info info;
   const bool ok = d.Root("info.json", [&] {
@@ -677,7 +677,7 @@ std::optional<Info> DecodeInfo(ByteView text, const Limits& limits, DiagnosticSi
 std::optional<TensorMap> DecodeTensorMap(ByteView text, const Limits& limits,
                                          DiagnosticSink& sink) {
   static constexpr JsonKeys<3> kKeys = {"dtype", "kind", "tf_shape"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   Decoder d(text, limits, sink);
   TensorMap map;
   const bool ok = d.Root("tensor_map.json", [&] {
@@ -708,7 +708,7 @@ std::optional<ActivationCatalogue> DecodeActivationCatalogue(ByteView text, cons
                                                              DiagnosticSink& sink) {
   static constexpr JsonKeys<1> kKeys = {"act_func_sets"};
   static constexpr JsonKeys<4> kSetKeys = {"name", "bkt_bin", "ctrl_bin", "profile_json"};
-  static JsonKeyOrder order, set_order;
+  static thread_local JsonKeyOrder order, set_order;
   Decoder d(text, limits, sink);
   ActivationCatalogue sets;
   const bool ok = d.Root("act_info.json", [&] {
@@ -730,7 +730,7 @@ std::optional<ActivationCatalogue> DecodeActivationCatalogue(ByteView text, cons
 
 std::optional<Definition> DecodeDefinition(ByteView text, const Limits& limits,
                                            DiagnosticSink& sink) {
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   Decoder d(text, limits, sink);
   Definition def;
   const bool ok = d.Root("def.json", [&] {
@@ -746,7 +746,7 @@ std::optional<EngineDocument> DecodeEngine(ByteView text, const Limits& limits,
                                            DiagnosticSink& sink, const BlockVisitor& on_block) {
   static constexpr JsonKeys<6> kKeys = {
       "dma", "instr", "name", "act_info", "activation_function_sets", "dve_tables"};
-  static JsonKeyOrder order;
+  static thread_local JsonKeyOrder order;
   Decoder d(text, limits, sink);
   EngineDocument doc;
   // One block read after another: its descriptor list keeps its storage.

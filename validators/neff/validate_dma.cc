@@ -1,7 +1,10 @@
 // Engine JSONs and their DMA blocks (docs/formats/neff.md §2.10 to §2.13,
 // §4 E and H), checked one block at a time as the decoder reads them.
 #include <algorithm>
+#include <array>
+#include <future>
 #include <map>
+#include <system_error>
 
 #include "validators/core/checked.h"
 #include "validators/core/json_reader.h"
@@ -43,8 +46,10 @@ class EngineChecker {
     if (block.id && queue != nullptr) {
       sg_.blocks[engine_].push_back({queue->name, *block.id, index, block.offset});
     }
-    ++sg_.block_count;
+    ++blocks_;
   }
+
+  uint64_t blocks() const { return blocks_; }
 
  private:
   // A descriptor's write: what it reaches, and its pattern to list the rows
@@ -404,6 +409,7 @@ class EngineChecker {
   size_t engine_;
   DiagnosticSink& sink_;
   std::vector<Row> rows_;  // CheckDisjointWrites' rows of one variable
+  uint64_t blocks_ = 0;
 };
 
 // NEFF-34 and NEFF-47: ids 0..k-1 per engine and per queue, (queue, id)
@@ -480,38 +486,53 @@ void CheckActivationSets(Neff& neff, Subgraph& sg, const EngineDocument& doc,
   }
 }
 
-void CheckEngine(Neff& neff, Subgraph& sg, size_t e) {
+// An engine JSON decoded, its blocks checked as they are read: the larger
+// part of a NEFF's work. It reports into its own member's sink alone and
+// fills its own slot of sg.blocks, so that engines can run side by side.
+struct DecodedEngine {
+  std::optional<EngineDocument> doc;
+  uint64_t blocks = 0;
+};
+
+DecodedEngine DecodeAndCheckBlocks(Neff& neff, Subgraph& sg, size_t e) {
   const std::string& member = sg.engine_member[e];
-  if (member.empty() || neff.container.Find(member) == nullptr) return;
+  if (member.empty() || neff.container.Find(member) == nullptr) return {};
   const tar::Member* text = JsonMember(neff, member);
-  if (text == nullptr) return;
+  if (text == nullptr) return {};
+  EngineChecker checker(neff, sg, e, neff.In(member));
+  DecodedEngine out;
+  out.doc = DecodeEngine(text->data, neff.context.limits, neff.In(member),
+                         [&](uint64_t index, const Block& block) { checker.Block(index, block); });
+  out.blocks = checker.blocks();
+  return out;
+}
+
+// What an engine's checks share with the rest: its names, the members it
+// reaches, the activation catalogue.
+void FinishEngine(Neff& neff, Subgraph& sg, size_t e, const EngineDocument& doc) {
+  const std::string& member = sg.engine_member[e];
   DiagnosticSink& sink = neff.In(member);
-  EngineChecker checker(neff, sg, e, sink);
-  const std::optional<EngineDocument> doc =
-      DecodeEngine(text->data, neff.context.limits, sink,
-                   [&](uint64_t index, const Block& block) { checker.Block(index, block); });
-  if (!doc) return;
   const Definition& def = *sg.def;
   const std::string_view own_name = std::string_view(member).substr(sg.name_prefix().size());
-  if (doc->instr && def.engine_program[e] && doc->instr->value != def.engine_program[e]->value) {
-    sink.Report(kEngineNames, Location{doc->instr->offset, std::nullopt, "/instr"},
-                Str("instr ", Quoted(doc->instr->value), " differs from def.json's ",
+  if (doc.instr && def.engine_program[e] && doc.instr->value != def.engine_program[e]->value) {
+    sink.Report(kEngineNames, Location{doc.instr->offset, std::nullopt, "/instr"},
+                Str("instr ", Quoted(doc.instr->value), " differs from def.json's ",
                     Quoted(def.engine_program[e]->value)));
   }
-  if (doc->name && doc->name->value != own_name) {
-    sink.Report(kEngineNames, Location{doc->name->offset, std::nullopt, "/name"},
-                Str("name ", Quoted(doc->name->value), " differs from the member's own name ",
+  if (doc.name && doc.name->value != own_name) {
+    sink.Report(kEngineNames, Location{doc.name->offset, std::nullopt, "/name"},
+                Str("name ", Quoted(doc.name->value), " differs from the member's own name ",
                     Quoted(own_name)));
   }
-  for (const auto* ref : {&doc->instr, &doc->act_info}) {
+  for (const auto* ref : {&doc.instr, &doc.act_info}) {
     if (*ref)
       neff.names.push_back(
-          {member, {(*ref)->value, ref == &doc->instr ? "/instr" : "/act_info", (*ref)->offset}});
+          {member, {(*ref)->value, ref == &doc.instr ? "/instr" : "/act_info", (*ref)->offset}});
   }
-  for (const Reference& table : doc->dve_tables) neff.names.push_back({member, table});
+  for (const Reference& table : doc.dve_tables) neff.names.push_back({member, table});
   CheckBlockIds(sg.blocks[e], sink);
-  CheckActivationSets(neff, sg, *doc, sink);
-  for (const Reference& table : doc->dve_tables) {
+  CheckActivationSets(neff, sg, doc, sink);
+  for (const Reference& table : doc.dve_tables) {
     if (!neff.Reach(sg.Member(table.name))) {
       sink.Report(kDveTables, Location{table.offset, std::nullopt, table.pointer},
                   Str("DVE table ", Quoted(table.name), " is not in the archive"));
@@ -519,10 +540,40 @@ void CheckEngine(Neff& neff, Subgraph& sg, size_t e) {
   }
 }
 
+// From this many bytes of engine JSON on, the engines are decoded on
+// threads of their own (bench/README.md "NEFF").
+constexpr uint64_t kConcurrentEngineBytes = uint64_t{1} << 20;
+
 }  // namespace
 
 void CheckEngines(Neff& neff, Subgraph& sg) {
-  for (size_t e = 0; e < kEngineCount; ++e) CheckEngine(neff, sg, e);
+  // Every engine's sink exists before any engine runs, so that the engines
+  // only look their own up.
+  uint64_t bytes = 0;
+  for (size_t e = 0; e < kEngineCount; ++e) {
+    const std::string& member = sg.engine_member[e];
+    if (member.empty()) continue;
+    neff.In(member);
+    if (const tar::Member* m = neff.container.Find(member)) bytes += m->data.size();
+  }
+  std::array<std::future<DecodedEngine>, kEngineCount> running;
+  for (size_t e = 0; e < kEngineCount; ++e) {
+    const auto task = [&neff, &sg, e] { return DecodeAndCheckBlocks(neff, sg, e); };
+    try {
+      running[e] = std::async(
+          bytes >= kConcurrentEngineBytes ? std::launch::async : std::launch::deferred, task);
+    } catch (const std::system_error&) {
+      running[e] = std::async(std::launch::deferred, task);  // no thread to be had
+    }
+  }
+  // Every engine is joined before any is finished: finishing creates sinks
+  // that running engines would look past.
+  std::array<DecodedEngine, kEngineCount> decoded;
+  for (size_t e = 0; e < kEngineCount; ++e) decoded[e] = running[e].get();
+  for (size_t e = 0; e < kEngineCount; ++e) {
+    sg.block_count += decoded[e].blocks;
+    if (decoded[e].doc) FinishEngine(neff, sg, e, *decoded[e].doc);
+  }
 }
 
 }  // namespace accelcheck::neff
