@@ -1,6 +1,7 @@
 """The input arrays of golden cases as the runner resolves them
-(golden/README.md "Arrays"), for the test scripts that compute expected
-outputs outside the tool (tests/reference_exec/*/golden_reference.py).
+(golden/README.md "Arrays"), and the loop over a format's cases, for the
+test scripts that compute expected outputs outside the tool
+(tests/reference_exec/*/golden_reference.py).
 
 {"values": ...} is written out in the case; {"generate": ...} draws uniform
 values from SplitMix64. SplitMix64's state after k draws is seed + k * gamma
@@ -10,6 +11,8 @@ the multi-megabyte inputs of real files.
 """
 import json
 import math
+import os
+import shutil
 
 import numpy as np
 
@@ -61,3 +64,25 @@ def resolve(spec):
     if "generate" in spec:
         return generate(spec["generate"])
     raise ValueError(f"an input this script does not resolve: {json.dumps(spec)}")
+
+
+def write_cases(golden, fmt, out, write_case, what):
+    """Calls write_case(case_dir, case) for every case of golden/<fmt> whose
+    source is "numpy" and whose model is a corpus file, into OUT/<fmt>/<case>
+    (emptied first); prints a line a case, and returns the exit code: 1 when
+    a case failed, which does not stop the others."""
+    shutil.rmtree(os.path.join(out, fmt), ignore_errors=True)
+    failures = 0
+    root = os.path.join(golden, fmt)
+    for name in sorted(os.listdir(root)):
+        with open(os.path.join(root, name, "case.json")) as f:
+            case = json.load(f)
+        if case["source"] != "numpy" or "corpus" not in case["model"]:
+            continue
+        try:
+            count = write_case(os.path.join(out, fmt, name), case)
+            print(f"ok {fmt}/{name}: {count} {what}")
+        except Exception as e:  # one case's failure must not hide the others
+            print(f"FAIL {fmt}/{name}: {type(e).__name__}: {e}")
+            failures += 1
+    return 1 if failures else 0

@@ -14,9 +14,7 @@ Usage: golden_reference.py ACCELCHECK GOLDEN_DIR CORPUS_DIR OUT (ACCELCHECK
 is not used: the script reads the files itself). Exit 77 (skipped) without
 NumPy or the corpus, 1 when a case cannot be computed.
 """
-import json
 import os
-import shutil
 import sys
 
 try:
@@ -29,7 +27,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "support"))
-from golden_arrays import resolve  # noqa: E402
+from golden_arrays import resolve, write_cases  # noqa: E402
 import neff_numpy  # noqa: E402
 
 
@@ -61,21 +59,8 @@ def main():
     except AssertionError as e:
         print(f"FAIL neff_numpy disagrees with a worked example of docs/formats/neff.md §7.5: {e}")
         return 1
-    shutil.rmtree(os.path.join(out, "neff"), ignore_errors=True)
-    failures = 0
-    cases = os.path.join(golden, "neff")
-    for name in sorted(os.listdir(cases)):
-        with open(os.path.join(cases, name, "case.json")) as f:
-            case = json.load(f)
-        if case["source"] != "numpy" or "corpus" not in case["model"]:
-            continue
-        try:
-            count = write_case(os.path.join(out, "neff", name), case, corpus)
-            print(f"ok neff/{name}: {count} arrays")
-        except Exception as e:  # one case's failure must not hide the others
-            print(f"FAIL neff/{name}: {type(e).__name__}: {e}")
-            failures += 1
-    return 1 if failures else 0
+    return write_cases(golden, "neff", out, lambda case_dir, case: write_case(case_dir, case, corpus),
+                       "arrays")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,7 @@ The inputs are resolved from the case as the runner resolves them
 Usage: golden_reference.py ACCELCHECK GOLDEN_DIR CORPUS_DIR OUT. Exit 77
 (skipped) without NumPy or the corpus, 1 when a case cannot be computed.
 """
-import json
 import os
-import shutil
 import sys
 
 try:
@@ -24,7 +22,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "support"))
-from golden_arrays import resolve  # noqa: E402
+from golden_arrays import resolve, write_cases  # noqa: E402
 from pte_numpy import Program, run_plan  # noqa: E402
 
 def as_array(value):
@@ -64,21 +62,9 @@ def main():
     if not os.path.isdir(corpus):
         print(f"SKIP: no corpus at {corpus}")
         return 77
-    shutil.rmtree(os.path.join(out, "pte"), ignore_errors=True)
-    failures = 0
-    root = os.path.join(golden, "pte")
-    for name in sorted(os.listdir(root)):
-        with open(os.path.join(root, name, "case.json")) as f:
-            case = json.load(f)
-        if case["source"] != "numpy" or "corpus" not in case["model"]:
-            continue
-        try:
-            count = write_case(accelcheck, os.path.join(out, "pte", name), case, corpus, out)
-            print(f"ok pte/{name}: {count} outputs")
-        except Exception as e:  # one case's failure must not hide the others
-            print(f"FAIL pte/{name}: {type(e).__name__}: {e}")
-            failures += 1
-    return 1 if failures else 0
+    return write_cases(golden, "pte", out,
+                       lambda case_dir, case: write_case(accelcheck, case_dir, case, corpus, out),
+                       "outputs")
 
 
 if __name__ == "__main__":
