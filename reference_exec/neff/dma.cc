@@ -274,6 +274,10 @@ class Machine {
   // sizes[0] consecutive bytes when steps[0] is 1, else single bytes.
   template <typename F>
   bool Walk(const Side& side, std::string* error, F&& visit) {
+    if (!side.off || !side.sizes || !side.steps) {
+      *error = "a side lacks its offset, sizes or steps (NEFF-36)";
+      return false;
+    }
     const Dims& sizes = *side.sizes;
     const Dims& steps = *side.steps;
     if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > Dims::kInline) {
@@ -316,7 +320,7 @@ class Machine {
   }
 
   bool Gather(const Side& side, uint8_t engine, std::vector<uint8_t>* out, std::string* error) {
-    const std::optional<Span> span = Resolve(*side.var, error);
+    const std::optional<Span> span = Resolve(side.var.value_or(""), error);
     if (!span) return false;
     const uint8_t bit = EngineBit(engine);
     return Walk(side, error, [&](int64_t address, uint64_t length) {
@@ -334,7 +338,7 @@ class Machine {
 
   bool Scatter(const Side& side, uint8_t engine, const std::vector<uint8_t>& bytes,
                std::string* error) {
-    const std::optional<Span> span = Resolve(*side.var, error);
+    const std::optional<Span> span = Resolve(side.var.value_or(""), error);
     if (!span) return false;
     const uint8_t others = static_cast<uint8_t>(~EngineBit(engine));
     uint64_t next = 0;
