@@ -7,6 +7,9 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <utility>
+
+#include <sys/mman.h>
 
 #include "validators/core/npy.h"
 #include "validators/core/text.h"
@@ -137,24 +140,37 @@ struct Touch {
   uint8_t readers = 0;
 };
 
-// Zeroed memory that costs nothing until it is touched: calloc takes fresh
-// pages from the system for large sizes, and the state buffer (128
-// partitions of up to 224 KiB) is mostly untouched.
+// Zeroed memory that costs nothing until it is touched: pages mapped fresh
+// from the system, which an allocator might clear first (a sanitizer's
+// does). The state buffer, 128 partitions of up to 224 KiB, is mostly
+// untouched.
 template <typename T>
 class ZeroedArray {
  public:
   ZeroedArray() = default;
-  explicit ZeroedArray(uint64_t n)
-      : data_(static_cast<T*>(std::calloc(n == 0 ? 1 : n, sizeof(T)))) {
-    if (data_ == nullptr) throw std::bad_alloc();
+  explicit ZeroedArray(uint64_t n) : bytes_(std::max<uint64_t>(n, 1) * sizeof(T)) {
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    data_ = static_cast<T*>(p);
   }
-  T* data() { return data_.get(); }
+  ZeroedArray(ZeroedArray&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  ZeroedArray& operator=(ZeroedArray&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(bytes_, other.bytes_);
+    return *this;
+  }
+  ZeroedArray(const ZeroedArray&) = delete;
+  ZeroedArray& operator=(const ZeroedArray&) = delete;
+  ~ZeroedArray() {
+    if (data_ != nullptr) munmap(data_, bytes_);
+  }
+  T* data() { return data_; }
 
  private:
-  struct Free {
-    void operator()(T* p) const { std::free(p); }
-  };
-  std::unique_ptr<T, Free> data_;
+  T* data_ = nullptr;
+  uint64_t bytes_ = 0;
 };
 
 // A variable's bytes during the run, with their touches.
