@@ -3,8 +3,9 @@
 # conformance/pte/recipes/ and validates the programs; writes a Gemini network
 # with the reference scheduler, validates it against its frontend IR, simulates
 # it and runs it (tiled against untiled, tensors at their L2 addresses); then
-# generates the conformance suite of every format and checks it, and runs the
-# Edge TPU driver's host work on its valid Edge TPU models.
+# generates the conformance suite of every format and checks it, runs the
+# Edge TPU driver's host work on its valid Edge TPU models, and the NEFF DMA
+# executor on its valid NEFFs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/build.sh
@@ -37,3 +38,13 @@ head -c 1280 /dev/zero >"$out/edgetpu/features.device.bin"
 "$accelcheck" run "$tiled" --mode relayout --input features="$out/edgetpu/features.device.bin" \
   --output-dir "$out/edgetpu" -q >/dev/null
 echo "wrote $out/edgetpu: linked bitstreams, link.json, dma.json, features.npy"
+
+# The valid NEFFs of the suite, validated, and the DMA blocks of the stream
+# example run on two inputs of constant bytes.
+mkdir -p "$out/neff"
+"$accelcheck" validate "$out"/suite/neff/valid_*
+head -c 4096 /dev/zero | tr '\0' '\1' >"$out/neff/a_vec.bin"
+head -c 4096 /dev/zero | tr '\0' '\2' >"$out/neff/b_vec.bin"
+"$accelcheck" run "$out/suite/neff/valid_stream.neff" --input a_vec="$out/neff/a_vec.bin" \
+  --input b_vec="$out/neff/b_vec.bin" --output-dir "$out/neff" -q >"$out/neff/run.json"
+echo "wrote $out/neff: run.json, out.npy"

@@ -5,7 +5,8 @@
 # the directory (each .pte with the .ptd next to it); then write a Gemini
 # network, validate it against its frontend IR, simulate and run it; then
 # the Edge TPU part: the suite's valid models validated together, linked,
-# replayed and one output re-laid out.
+# replayed and one output re-laid out; then the suite's valid NEFFs validated
+# and the stream example's DMA blocks run.
 set -eu
 accelcheck=$1 recipes=$2 out=$3
 rm -rf "$out" && mkdir -p "$out"
@@ -41,3 +42,12 @@ head -c 1280 /dev/zero >"$edgetpu/features.device.bin"
 "$accelcheck" run "$tiled" --mode relayout --input features="$edgetpu/features.device.bin" \
   --output-dir "$edgetpu" -q >/dev/null
 test -s "$edgetpu/features.npy"
+
+neff="$out/neff"
+mkdir -p "$neff"
+"$accelcheck" validate "$out"/suite/neff/valid_* >/dev/null
+head -c 4096 /dev/zero | tr '\0' '\1' >"$neff/a_vec.bin"
+head -c 4096 /dev/zero | tr '\0' '\2' >"$neff/b_vec.bin"
+"$accelcheck" run "$out/suite/neff/valid_stream.neff" --input a_vec="$neff/a_vec.bin" \
+  --input b_vec="$neff/b_vec.bin" --output-dir "$neff" -q | grep -q '"blocks": 6'
+test -s "$neff/out.npy"
