@@ -174,6 +174,36 @@ TEST(GoldenCli, CaseJsonIsCheckedStrictlyAndErrorsNameTheCase) {
   EXPECT_NE(empty_dir.Run().out.find("ERROR tensil/no_case: "), std::string::npos);
 }
 
+// A NEFF recipe's arithmetic descriptor: exactly one of from and from_arr,
+// a scale or constant of the right JSON type (golden/README.md "neff").
+TEST(GoldenCli, NeffArithmeticRecipesAreCheckedStrictly) {
+  const ordered_json good = CaseOf("neff/add_two_sources_float32");
+  const auto with = [&](const std::function<void(ordered_json&)>& change) {
+    ordered_json doc = good;
+    change(doc["model"]["blocks"][0]["desc"][0]);
+    return doc;
+  };
+  const std::vector<std::pair<ordered_json, std::string>> cases = {
+      {with([](ordered_json& d) { d["from"] = d["from_arr"][0]; }),
+       "exactly one of from and from_arr"},
+      {with([](ordered_json& d) { d.erase("from_arr"); }), "exactly one of from and from_arr"},
+      {with([](ordered_json& d) { d["from_arr"][1].erase("steps"); }),
+       "from_arr needs var, off, sizes, steps and dtype"},
+      {with([](ordered_json& d) { d["scale"] = "0.5"; }), "scale is not a number"},
+      {with([](ordered_json& d) { d["constant_dtype"] = 32; }), "constant_dtype is not a string"},
+  };
+  for (const auto& [doc, message] : cases) {
+    GoldenDir golden;
+    golden.Put("neff/broken_recipe", doc);
+    const auto run = golden.Run();
+    EXPECT_EQ(run.exit_code, 3) << message << "\n" << run.out << run.err;
+    EXPECT_NE(run.out.find(message), std::string::npos) << message << "\n" << run.out;
+  }
+  GoldenDir golden("golden_cli_neff");
+  golden.Put("neff/add_two_sources_float32", good);
+  EXPECT_EQ(golden.Run().exit_code, 0);
+}
+
 TEST(GoldenCli, APinNeedsAnIndependentSiblingOfTheSameOperator) {
   GoldenDir golden;
   ordered_json pin = CaseOf("tensil/dense_relu_raw");

@@ -46,17 +46,18 @@ std::optional<std::string> CheckDescriptor(const Json& d) {
           "descriptor"))
     return key;
   if (!d.contains("op") || !d["op"].is_string()) return "a descriptor needs op (\"\" for none)";
-  if (d.contains("from_arr") == d.contains("from")) return "a descriptor needs from or from_arr";
-  if (d.contains("from_arr")) {
-    if (!d["from_arr"].is_array()) return "from_arr is not an array";
+  if (!d.contains("to")) return "a descriptor needs to";
+  if (auto problem = CheckSide(d["to"], "to")) return problem;
+  if (d.contains("from_arr") == d.contains("from")) {
+    return "a descriptor needs exactly one of from and from_arr";
+  }
+  if (d.contains("from")) {
+    if (auto problem = CheckSide(d["from"], "from")) return problem;
+  } else if (!d["from_arr"].is_array()) {
+    return "from_arr is not an array";
+  } else {
     for (const Json& source : d["from_arr"]) {
       if (auto problem = CheckSide(source, "from_arr")) return problem;
-    }
-  }
-  for (const char* side : {"from", "to"}) {
-    if (side == std::string_view("to") && !d.contains(side)) return "a descriptor needs to";
-    if (d.contains(side)) {
-      if (auto problem = CheckSide(d[side], side)) return problem;
     }
   }
   for (const char* number : {"scale", "constant"}) {
