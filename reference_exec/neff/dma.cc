@@ -296,7 +296,7 @@ class Machine {
     }
     const Dims& sizes = *side.sizes;
     const Dims& steps = *side.steps;
-    if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > Dims::kInline) {
+    if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > kMaxDimensions) {
       *error = "a side needs 1 to 4 sizes and as many steps (NEFF-36)";
       return false;
     }

@@ -23,7 +23,6 @@ struct Pattern {
   std::string_view dtype;
   std::optional<uint64_t> elements = {};  // sizes[0] / dtype size * sizes[1] * ...
 };
-inline constexpr size_t kMaxDimensions = 4;
 
 // The elements a pattern of `sizes` visits with `element` bytes each, or
 // nothing past 2^64.

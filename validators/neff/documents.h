@@ -181,24 +181,28 @@ struct Definition {
 
 // --- engine JSON (§2.10, §2.11) ---
 
+// A side has 1 to 4 dimensions (NEFF-36).
+inline constexpr size_t kMaxDimensions = 4;
+
 // A side's sizes or steps (§2.13), held inline so that a descriptor costs
 // no allocation: a list longer than four keeps its length, which NEFF-36
 // reports, and its first four entries.
 class Dims {
  public:
-  static constexpr size_t kInline = 4;
   void push_back(int64_t value) {
-    if (count_ < kInline) values_[count_] = value;
+    if (count_ < kMaxDimensions) values_[count_] = value;
     ++count_;
   }
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
-  int64_t operator[](size_t k) const { return values_[k]; }  // k < kInline
-  // The entries kept: all of them when size() <= kInline.
-  std::span<const int64_t> kept() const { return {values_.data(), std::min(count_, kInline)}; }
+  int64_t operator[](size_t k) const { return values_[k]; }  // k < kMaxDimensions
+  // The entries kept: all of them when size() <= kMaxDimensions.
+  std::span<const int64_t> kept() const {
+    return {values_.data(), std::min(count_, kMaxDimensions)};
+  }
 
  private:
-  std::array<int64_t, kInline> values_{};
+  std::array<int64_t, kMaxDimensions> values_{};
   size_t count_ = 0;
 };
 

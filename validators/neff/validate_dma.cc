@@ -113,7 +113,6 @@ class EngineChecker {
   void CheckDescriptor(const Descriptor& d, const std::string& path, std::vector<WriteRows>* writes,
                        size_t index) {
     CheckOperation(d, path);
-    const Variable* from = CheckSource(d, path);
     const Variable* to = nullptr;
     if (!d.to.var) {
       sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path},
@@ -124,15 +123,21 @@ class EngineChecker {
     }
     const std::optional<Pattern> to_pattern = CheckPattern(d.to, "to", d, path);
     if (d.from_arr) {
-      // A CCE source is a from side of its own (§2.11), at its own path.
+      // NEFF-35: at most 16 sources, each a from side of its own (§2.11).
+      if (d.from_arr->size() > 16) {
+        sink_.Report(
+            kDescVariable, Location{d.offset, std::nullopt, path + "/from_arr"},
+            Str("from_arr lists ", d.from_arr->size(), " sources; at most 16 are allowed"));
+      }
       for (size_t k = 0; k < d.from_arr->size(); ++k) {
-        const Side& source = (*d.from_arr)[k];
-        const Variable* var = source.var ? def_.FindVar(*source.var) : nullptr;
-        CheckFromSide(source, var, to_pattern, d, Str(path, "/from_arr/", k),
+        CheckFromSide((*d.from_arr)[k], to_pattern, d, Str(path, "/from_arr/", k),
                       Str("from_arr source ", k));
       }
+    } else if (!d.from.var) {
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path},
+                   "the descriptor has neither from nor from_arr");
     } else {
-      CheckFromSide(d.from, from, to_pattern, d, path, "from");
+      CheckFromSide(d.from, to_pattern, d, path, "from");
     }
     if (to && to_pattern) {
       std::optional<AccessCheck> extent = CheckBounds(*to, *to_pattern, d, "to", path);
@@ -144,11 +149,18 @@ class EngineChecker {
     CheckDirection(d, to, path);
   }
 
-  // NEFF-36, NEFF-37, NEFF-39 and NEFF-53 for one source: its pattern, its
-  // element count against the destination's, its bounds and its direction.
-  void CheckFromSide(const Side& side, const Variable* var, const std::optional<Pattern>& to,
-                     const Descriptor& d, const std::string& path, std::string_view what) {
-    if (var != nullptr && var->type == VarType::kOutput) {
+  // NEFF-35, NEFF-36, NEFF-37, NEFF-39 and NEFF-53 for one source: its
+  // variable declared, its pattern, its element count against the
+  // destination's, its bounds and its direction.
+  void CheckFromSide(const Side& side, const std::optional<Pattern>& to, const Descriptor& d,
+                     const std::string& path, std::string_view what) {
+    const Variable* var = side.var ? def_.FindVar(*side.var) : nullptr;
+    if (var == nullptr) {
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path + "/from"},
+                   Str(what, side.var ? Str(" names ", Quoted(*side.var),
+                                            ", which def.json does not declare")
+                                      : std::string(" has no from")));
+    } else if (var->type == VarType::kOutput) {
       // NEFF-53: outputs are only written.
       sink_.Report(kDescDirection, Location{d.offset, std::nullopt, path + "/from"},
                    Str("the descriptor's ", what, " reads output variable ", Quoted(var->name)));
@@ -163,46 +175,13 @@ class EngineChecker {
     if (var != nullptr) CheckBounds(*var, *from, d, "from", path);
   }
 
-  // NEFF-35: the source is declared (or a list of at most 16 of them).
-  const Variable* CheckSource(const Descriptor& d, const std::string& path) {
-    if (d.from_arr) {
-      if (d.from_arr->size() > 16) {
-        sink_.Report(
-            kDescVariable, Location{d.offset, std::nullopt, path + "/from_arr"},
-            Str("from_arr lists ", d.from_arr->size(), " sources; at most 16 are allowed"));
-      }
-      for (size_t k = 0; k < d.from_arr->size(); ++k) {
-        const Side& s = (*d.from_arr)[k];
-        if (!s.var || def_.FindVar(*s.var) == nullptr) {
-          sink_.Report(
-              kDescVariable, Location{d.offset, std::nullopt, Str(path, "/from_arr/", k, "/from")},
-              Str("from_arr source ", k,
-                  s.var ? Str(" names ", Quoted(*s.var), ", which def.json does not declare")
-                        : " has no from"));
-        }
-      }
-      return nullptr;
-    }
-    if (!d.from.var) {
-      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path},
-                   "the descriptor has neither from nor from_arr");
-      return nullptr;
-    }
-    const Variable* from = def_.FindVar(*d.from.var);
-    if (from == nullptr) {
-      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path + "/from"},
-                   Str("from names ", Quoted(*d.from.var), ", which def.json does not declare"));
-    }
-    return from;
-  }
-
   // NEFF-36, NEFF-37's element count.
   std::optional<Pattern> CheckPattern(const Side& side, std::string_view name, const Descriptor& d,
                                       const std::string& path) {
     if (!side.sizes || !side.steps || !side.off) return std::nullopt;
     const Dims& sizes = *side.sizes;
     const Dims& steps = *side.steps;
-    if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > 4) {
+    if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > kMaxDimensions) {
       sink_.Report(kDescPattern, Location{d.offset, std::nullopt, Str(path, "/", name, "_sizes")},
                    Str(name, "_sizes has ", sizes.size(), " entries and ", name, "_steps ",
                        steps.size(), "; both need the same count, 1 to 4"));
