@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
 #include <future>
-#include <system_error>
 
+#include "validators/core/beside.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/digest.h"
 #include "validators/core/gzip.h"
@@ -187,17 +186,6 @@ Inflated InflatePayload(ByteView payload, const Limits& limits) {
 // hashes it: a thread costs less than the hash then (bench/README.md "NEFF").
 constexpr uint64_t kConcurrentInflateBytes = uint64_t{1} << 20;
 
-std::future<Inflated> StartInflating(ByteView payload, const Limits& limits) {
-  if (payload.size() >= kConcurrentInflateBytes) {
-    try {
-      return std::async(std::launch::async, InflatePayload, payload, std::cref(limits));
-    } catch (const std::system_error&) {
-      // No thread to be had: inflate when the result is asked for.
-    }
-  }
-  return std::async(std::launch::deferred, InflatePayload, payload, std::cref(limits));
-}
-
 // NEFF-15: the gzip member inflated under the limits, then zeros to the end.
 std::optional<std::vector<uint8_t>> Inflate(Inflated inflated, ByteView payload,
                                             DiagnosticSink& sink) {
@@ -325,7 +313,11 @@ std::optional<Container> ReadContainer(const InputBuffer& input, const ValidateC
   // The inflating and the hashing only read the payload; the findings are
   // reported in the same order either way.
   std::future<Inflated> inflating;
-  if (compressed) inflating = StartInflating(payload, context.limits);
+  if (compressed) {
+    inflating = StartBeside(
+        payload.size() >= kConcurrentInflateBytes,
+        [payload, &limits = context.limits] { return InflatePayload(payload, limits); });
+  }
   CheckHash(c.header, payload, sink);
   if (compressed) {
     std::optional<std::vector<uint8_t>> tar = Inflate(inflating.get(), payload, sink);

@@ -4,8 +4,8 @@
 #include <array>
 #include <future>
 #include <map>
-#include <system_error>
 
+#include "validators/core/beside.h"
 #include "validators/core/checked.h"
 #include "validators/core/json_reader.h"
 #include "validators/core/text.h"
@@ -537,13 +537,8 @@ void CheckEngines(Neff& neff, Subgraph& sg) {
   }
   std::array<std::future<DecodedEngine>, kEngineCount> running;
   for (size_t e = 0; e < kEngineCount; ++e) {
-    const auto task = [&neff, &sg, e] { return DecodeAndCheckBlocks(neff, sg, e); };
-    try {
-      running[e] = std::async(
-          bytes >= kConcurrentEngineBytes ? std::launch::async : std::launch::deferred, task);
-    } catch (const std::system_error&) {
-      running[e] = std::async(std::launch::deferred, task);  // no thread to be had
-    }
+    running[e] = StartBeside(bytes >= kConcurrentEngineBytes,
+                             [&neff, &sg, e] { return DecodeAndCheckBlocks(neff, sg, e); });
   }
   // Every engine is joined before any is finished: finishing creates sinks
   // that running engines would look past.
