@@ -294,6 +294,10 @@ class Machine {
       *error = "a side lacks its offset, sizes or steps (NEFF-36)";
       return false;
     }
+    if (DtypeBytes(side.dtype.value_or("uint8")) == 0) {
+      *error = Str("dtype ", Quoted(*side.dtype), " is not one of the 15 (NEFF-36)");
+      return false;
+    }
     const Dims& sizes = *side.sizes;
     const Dims& steps = *side.steps;
     if (sizes.size() != steps.size() || sizes.empty() || sizes.size() > kMaxDimensions) {
@@ -404,6 +408,10 @@ class Machine {
 
 // --- element conversions (§7.4) ---
 
+bool IsFloat(std::string_view dtype) {
+  return dtype == "float16" || dtype == "bfloat16" || dtype == "float32";
+}
+
 bool IsFloat8OrRounded(std::string_view dtype) {
   return dtype.starts_with("float8") || dtype == "float32r";
 }
@@ -466,7 +474,7 @@ bool Cast(const Descriptor& d, const std::vector<uint8_t>& in, std::vector<uint8
                  " needs an encoding no source gives (float8e3/e4/e5, float32r)");
     return false;
   }
-  if (to != "float16" && to != "bfloat16" && to != "float32") {
+  if (!IsFloat(to)) {
     *error = Str("a cast to ", to, " needs rounding rules no source gives");
     return false;
   }
@@ -539,19 +547,19 @@ bool EncodeInteger(std::string_view dtype, double v, uint8_t* out) {
   return true;
 }
 
-// The operation's starting value: min and max start with the constant when
-// constant_dtype is given (a float32 is rounded to one, an int32 or uint32
-// must be one); fma's scale is a float32, 1.0 when absent (§2.11).
-std::optional<double> StartValue(const Descriptor& d, std::string* error) {
-  if (!d.constant_dtype) return std::nullopt;
+// min and max's starting value (§2.11): the constant when constant_dtype is
+// given, a float32 rounded to one, an int32 or uint32 required to be one;
+// none otherwise. False, with `error`, when the constant is not its dtype.
+bool StartValue(const Descriptor& d, std::optional<double>* start, std::string* error) {
+  if (!d.constant_dtype) return true;
   const double c = d.constant.value_or(0.0);
-  if (*d.constant_dtype == "float32") return ToFloat32(c);
   uint8_t scratch[4];
-  if (!EncodeInteger(*d.constant_dtype, c, scratch)) {
+  if (*d.constant_dtype != "float32" && !EncodeInteger(*d.constant_dtype, c, scratch)) {
     *error = Str("constant ", c, " is not a ", *d.constant_dtype);
-    return std::nullopt;
+    return false;
   }
-  return c;
+  *start = *d.constant_dtype == "float32" ? ToFloat32(c) : c;
+  return true;
 }
 
 // add, fma, min and max in the executor's reading (§7.4): element i of the
@@ -575,13 +583,9 @@ bool Combine(const Descriptor& d, const std::vector<std::vector<uint8_t>>& sourc
     *error = Str(op, " writes ", to, ", whose encoding no source gives");
     return false;
   }
-  std::string constant_error;
-  const std::optional<double> constant = StartValue(d, &constant_error);
-  if (!constant_error.empty()) {
-    *error = constant_error;
-    return false;
-  }
-  const double scale = ToFloat32(d.scale.value_or(1.0));
+  std::optional<double> start;
+  if (!StartValue(d, &start, error)) return false;
+  const double scale = ToFloat32(d.scale.value_or(1.0));  // a float32, 1.0 when absent
   const uint64_t count = sources[0].size() / DtypeBytes(dtypes[0]);
   for (size_t k = 1; k < sources.size(); ++k) {
     if (sources[k].size() / DtypeBytes(dtypes[k]) != count) {
@@ -592,9 +596,8 @@ bool Combine(const Descriptor& d, const std::vector<std::vector<uint8_t>>& sourc
   }
   const uint64_t to_size = DtypeBytes(to);
   out->resize(count * to_size);
-  const bool is_float = to == "float16" || to == "bfloat16" || to == "float32";
   for (uint64_t i = 0; i < count; ++i) {
-    std::optional<double> acc = op == "min" || op == "max" ? constant : std::optional<double>(0.0);
+    std::optional<double> acc = op == "min" || op == "max" ? start : std::optional<double>(0.0);
     for (size_t k = 0; k < sources.size(); ++k) {
       const uint64_t size = DtypeBytes(dtypes[k]);
       const std::optional<double> v = Decode(dtypes[k], sources[k].data() + i * size);
@@ -616,7 +619,7 @@ bool Combine(const Descriptor& d, const std::vector<std::vector<uint8_t>>& sourc
       }
     }
     uint8_t* at = out->data() + i * to_size;
-    if (is_float) {
+    if (IsFloat(to)) {
       Encode(to, *acc, at);
     } else if (!EncodeInteger(to, *acc, at)) {
       *error = Str("element ", i, ": ", *acc, " is not a ", to,

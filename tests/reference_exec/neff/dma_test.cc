@@ -171,6 +171,15 @@ TEST(NeffDma, ArithmeticOnEncodingsNoSourceGivesIsRefused) {
       << error;
 }
 
+TEST(NeffDma, AConstantThatIsNoElementOfItsDtypeIsRefused) {
+  nc::Descriptor max =
+      Arithmetic("max", {{"x", 0, {16}, {1}, "uint8"}}, {"y", 0, {16}, {1}, "uint8"});
+  max.constant = 0.5;
+  max.constant_dtype = "int32";
+  const std::string error = RunError(CopySpec(16, {{"qSPIO0", {max}}}));
+  EXPECT_NE(error.find("constant 0.5 is not a int32"), std::string::npos) << error;
+}
+
 TEST(NeffDma, ACopyOfSeveralSourcesIsRefused) {
   const std::string error = RunError(CopySpec(
       16, {{"qSPIO0",
