@@ -82,16 +82,7 @@ npy::DType TensorDType(dwn::DataType type) {
 }
 
 npy::Array ByteArray(ByteView bytes) {
-  return ArrayOfBytes({npy::Kind::kUnsigned, 1}, {bytes.size()}, bytes);
-}
-
-npy::Array ArrayOfBytes(npy::DType dtype, std::vector<uint64_t> shape, ByteView bytes) {
-  std::vector<uint64_t> bits(bytes.size() / dtype.bytes, 0);
-  for (size_t i = 0; i < bits.size(); ++i) {
-    for (unsigned b = 0; b < dtype.bytes; ++b)
-      bits[i] |= uint64_t{bytes[i * dtype.bytes + b]} << (8 * b);
-  }
-  return npy::FromBits(dtype, std::move(shape), bits);
+  return npy::FromBytes({npy::Kind::kUnsigned, 1}, {bytes.size()}, bytes);
 }
 
 void FlipSignBits(std::vector<uint8_t>& elements, int64_t element_size) {
@@ -184,7 +175,7 @@ std::vector<uint8_t> LayerGeometry::ToDevice(ByteView user) const {
 npy::Array LayerGeometry::UserArray(ByteView device, RelayoutMethod method) const {
   std::vector<uint64_t> shape = {uint64_t(dims_.y), uint64_t(dims_.x), uint64_t(dims_.z)};
   if (dims_.executions > 1) shape.insert(shape.begin(), uint64_t(dims_.executions));
-  return ArrayOfBytes(dtype_, std::move(shape), ToUser(device, method));
+  return npy::FromBytes(dtype_, std::move(shape), ToUser(device, method));
 }
 
 npy::Array LayerGeometry::DeviceArray(ByteView user) const { return ByteArray(ToDevice(user)); }

@@ -65,10 +65,6 @@ class LayerGeometry {
 // fixed point as integers, BFLOAT, HALF and SINGLE as floats.
 npy::DType TensorDType(dwn::DataType type);
 
-// An array of `dtype` and `shape` holding `bytes`, little-endian elements in
-// C order.
-npy::Array ArrayOfBytes(npy::DType dtype, std::vector<uint64_t> shape, ByteView bytes);
-
 // `bytes` as a one-dimensional uint8 array.
 npy::Array ByteArray(ByteView bytes);
 

@@ -72,12 +72,7 @@ npy::Array ArrayOf(const exec::Buffer& b, const std::vector<uint8_t>& bytes) {
   npy::DType dtype = NpyDtype(b.dtype);
   std::vector<uint64_t> shape = b.shape;
   if (dtype.bytes == 1 && DtypeBytes(b.dtype) != 1) shape = {bytes.size()};
-  std::vector<uint64_t> bits(bytes.size() / dtype.bytes);
-  for (size_t i = 0; i < bits.size(); ++i) {
-    for (unsigned k = 0; k < dtype.bytes; ++k)
-      bits[i] |= uint64_t{bytes[i * dtype.bytes + k]} << (8 * k);
-  }
-  return npy::FromBits(dtype, std::move(shape), bits);
+  return npy::FromBytes(dtype, std::move(shape), bytes);
 }
 
 // The bytes of each --input: .npy data (little-endian, C order) or the file.

@@ -182,8 +182,7 @@ std::optional<std::vector<uint8_t>> FileOf(const Case& golden_case, const RunEnv
 }
 
 npy::Array Bytes(std::vector<uint64_t> shape, const std::vector<uint8_t>& data) {
-  return npy::FromBits({npy::Kind::kUnsigned, 1, false}, std::move(shape),
-                       std::vector<uint64_t>(data.begin(), data.end()));
+  return npy::FromBytes({npy::Kind::kUnsigned, 1, false}, std::move(shape), data);
 }
 
 std::optional<Arrays> Run(const Case& golden_case, const std::string& mode, const Arrays& inputs,

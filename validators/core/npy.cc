@@ -479,6 +479,17 @@ Array FromBits(DType dtype, std::vector<uint64_t> shape, const std::vector<uint6
   return array;
 }
 
+Array FromBytes(DType dtype, std::vector<uint64_t> shape, ByteView bytes) {
+  Array array;
+  array.dtype = dtype;
+  array.shape = std::move(shape);
+  const uint64_t count = bytes.size() / dtype.bytes;
+  array.data.assign(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(count * dtype.bytes));
+  array.values.resize(count);
+  for (uint64_t i = 0; i < count; ++i) array.values[i] = ValueOf(array.Bits(i), dtype);
+  return array;
+}
+
 Array FromValues(DType dtype, std::vector<uint64_t> shape, const std::vector<double>& values) {
   std::vector<uint64_t> bits;
   bits.reserve(values.size());

@@ -83,6 +83,10 @@ std::optional<Array> Read(ByteView bytes, std::string* error,
 // them); `values` follow from the bits.
 Array FromBits(DType dtype, std::vector<uint64_t> shape, const std::vector<uint64_t>& bits);
 
+// An array of `dtype` and `shape` holding `bytes`: its elements,
+// little-endian in C order (a trailing partial element is dropped).
+Array FromBytes(DType dtype, std::vector<uint64_t> shape, ByteView bytes);
+
 // An array of `dtype` holding `values` converted as Write converts them.
 Array FromValues(DType dtype, std::vector<uint64_t> shape, const std::vector<double>& values);
 

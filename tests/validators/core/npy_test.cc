@@ -32,6 +32,19 @@ std::string ReadError(const std::vector<uint8_t>& bytes) {
   return error;
 }
 
+// FromBytes holds little-endian elements as FromBits holds their bits, and
+// drops a trailing partial element.
+TEST(Npy, FromBytesEqualsFromBitsOfTheSameElements) {
+  const std::vector<uint8_t> bytes = {0xff, 0xff, 0x02, 0x00, 0x00, 0x3c, 0x7f};
+  const Array int16 = FromBytes({Kind::kSigned, 2, false}, {3}, bytes);
+  EXPECT_EQ(int16.values, (std::vector<double>{-1, 2, 15360}));
+  const Array expected = FromBits({Kind::kSigned, 2, false}, {3}, {0xffff, 0x0002, 0x3c00});
+  EXPECT_EQ(int16.data, expected.data);
+  const Array half = FromBytes({Kind::kFloat, 2, false}, {3}, bytes);
+  EXPECT_EQ(half.values[2], 1.0);  // 0x3c00
+  EXPECT_TRUE(std::isnan(half.values[0]));
+}
+
 TEST(Npy, ReadsLittleEndianFloat32) {
   const auto bytes = File("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n",
                           {0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0});
