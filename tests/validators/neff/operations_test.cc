@@ -131,6 +131,11 @@ TEST(NeffOperations, ASourceThatReadsAnOutputIsReported) {
   ExpectOnly(SpecWith(Sum({Whole("x"), Whole("y")})), rules::kDescDirection, "/from_arr/1/from");
 }
 
+TEST(NeffOperations, ASourceOfAnUndeclaredVariableIsReported) {
+  ExpectOnly(SpecWith(Sum({Whole("x"), Whole("nowhere")})), rules::kDescVariable,
+             "/from_arr/1/from");
+}
+
 TEST(NeffOperations, ASourceNeedsItsOffsetSizesAndSteps) {
   nc::Neff neff = nc::Build(SpecWith(Sum({Whole("x"), Whole("z")})));
   nc::Json* sp = nc::JsonOf(neff, "sg00/SP.json");
