@@ -328,7 +328,6 @@ void ValidateMembers(const Container& container, const ValidateContext& context,
       if (!subgraph.def) continue;
       CheckEngines(neff, subgraph);
       if (OutOfTime(context, sink)) return;
-      CheckPrograms(neff, subgraph);
     }
     CheckMembers(neff);
   };

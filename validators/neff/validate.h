@@ -42,7 +42,7 @@ inline constexpr uint64_t kPartitionShift = 18;
 
 // One DMA block of an engine as the trigger checks need it.
 struct BlockKey {
-  std::string queue;
+  std::string_view queue;  // the name of a queue set of the subgraph's def.json
   int64_t id = 0;
   uint64_t index = 0;
   uint64_t offset = 0;
@@ -101,13 +101,16 @@ void CheckTopLevel(Neff& neff);
 void DecodeDefinitions(Neff& neff);
 void CheckDefinition(Neff& neff, Subgraph& subgraph);
 
-// §4 E and H: an engine JSON's blocks and descriptors, read one block at a
-// time (NEFF-33 to NEFF-39, NEFF-47, NEFF-49, NEFF-51 to NEFF-53).
+// §4 E, F and H: each engine JSON's blocks and descriptors, read one block
+// at a time (NEFF-33 to NEFF-39, NEFF-47, NEFF-49, NEFF-51 to NEFF-53),
+// then the engine's program and its triggers.
 void CheckEngines(Neff& neff, Subgraph& subgraph);
 
-// §4 F: the engine programs and their triggers (NEFF-40, NEFF-41, NEFF-48,
-// NEFF-50).
-void CheckPrograms(Neff& neff, Subgraph& subgraph);
+// §4 F: engine `e`'s program member (empty when def.json names none), and
+// its slots and triggers against the engine's blocks (NEFF-40, NEFF-41,
+// NEFF-48, NEFF-50).
+std::string ProgramMember(const Subgraph& subgraph, size_t e);
+void CheckProgram(Neff& neff, const Subgraph& subgraph, size_t e);
 
 // §4 G and H: tensor maps, activation and DVE tables, unreached members,
 // reference names and the subgraphs that move data (NEFF-43 to NEFF-45,

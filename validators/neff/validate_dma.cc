@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <future>
-#include <map>
+#include <numeric>
+#include <ostream>
+#include <ranges>
+#include <set>
+#include <unordered_map>
 
 #include "validators/core/beside.h"
 #include "validators/core/checked.h"
@@ -23,24 +27,39 @@ namespace {
 // writes by their extents only (NEFF-51).
 constexpr uint64_t kMaxOverlapRows = uint64_t{1} << 20;
 
+// The JSON pointer of a block, one of its descriptors or one of a
+// descriptor's from_arr sources, spelled out only when a finding needs it.
+struct DmaPath {
+  uint64_t block = 0;
+  std::optional<size_t> desc = std::nullopt;
+  std::optional<size_t> source = std::nullopt;
+
+  friend std::ostream& operator<<(std::ostream& out, const DmaPath& path) {
+    out << "/dma/" << path.block;
+    if (path.desc) out << "/desc/" << *path.desc;
+    if (path.source) out << "/from_arr/" << *path.source;
+    return out;
+  }
+};
+
 class EngineChecker {
  public:
   EngineChecker(Neff& neff, Subgraph& sg, size_t engine, DiagnosticSink& sink)
       : neff_(neff), sg_(sg), def_(*sg.def), engine_(engine), sink_(sink) {}
 
   void Block(uint64_t index, const neff::Block& block) {
-    const std::string path = Str("/dma/", index);
+    const DmaPath path{index};
     const QueueSet* queue = CheckQueue(block, path);
     if (queue != nullptr && block.id && block.semaphore) CheckSemaphore(block, *queue, path);
     if (block.has_desc && block.desc.empty()) {
-      sink_.Report(kBlockEmpty, Location{block.offset, std::nullopt, path + "/desc"},
+      sink_.Report(kBlockEmpty, Location{block.offset, std::nullopt, Str(path, "/desc")},
                    "the block's desc list is empty");
     }
     // The rows written matter only when several descriptors write (NEFF-51).
     std::vector<WriteRows> writes;
     const bool several = block.desc.size() > 1;
     for (size_t j = 0; j < block.desc.size(); ++j) {
-      CheckDescriptor(block.desc[j], Str(path, "/desc/", j), several ? &writes : nullptr, j);
+      CheckDescriptor(block.desc[j], {index, j}, several ? &writes : nullptr, j);
     }
     CheckDisjointWrites(block, writes, path);
     if (block.id && queue != nullptr) {
@@ -66,9 +85,9 @@ class EngineChecker {
   };
 
   // NEFF-34: the block's queue set, declared and owned by this engine.
-  const QueueSet* CheckQueue(const neff::Block& block, const std::string& path) {
+  const QueueSet* CheckQueue(const neff::Block& block, const DmaPath& path) {
     if (!block.queue && !block.instance_name) {
-      sink_.Report(kBlockQueue, Location{block.offset, std::nullopt, path},
+      sink_.Report(kBlockQueue, Location{block.offset, std::nullopt, Str(path)},
                    "the block has neither queue nor instance_name");
       return nullptr;
     }
@@ -76,13 +95,13 @@ class EngineChecker {
     const QueueSet* queue = def_.FindQueue(*block.queue);
     if (queue == nullptr) {
       sink_.Report(
-          kBlockQueue, Location{block.offset, std::nullopt, path + "/queue"},
+          kBlockQueue, Location{block.offset, std::nullopt, Str(path, "/queue")},
           Str("queue ", Quoted(*block.queue), " is no queue set of ", Quoted(sg_.definition)));
       return nullptr;
     }
     if (queue->owner && queue->owner->value != kEngineKeys[engine_]) {
       sink_.Report(
-          kBlockOwner, Location{block.offset, std::nullopt, path + "/queue"},
+          kBlockOwner, Location{block.offset, std::nullopt, Str(path, "/queue")},
           Str("queue set ", Quoted(*block.queue), " is owned by ", Quoted(queue->owner->value),
               ", not by this engine, ", Quoted(kEngineKeys[engine_])));
     }
@@ -90,10 +109,10 @@ class EngineChecker {
   }
 
   // NEFF-34 and NEFF-49: the semaphore is the set's, at id % num_queues.
-  void CheckSemaphore(const neff::Block& block, const QueueSet& queue, const std::string& path) {
+  void CheckSemaphore(const neff::Block& block, const QueueSet& queue, const DmaPath& path) {
     if (!queue.semaphore_set || queue.semaphore_set->value.empty()) return;
     const std::vector<int64_t>& set = queue.semaphore_set->value;
-    const Location at{block.offset, std::nullopt, path + "/semaphore"};
+    const Location at{block.offset, std::nullopt, Str(path, "/semaphore")};
     if (std::find(set.begin(), set.end(), *block.semaphore) == set.end()) {
       sink_.Report(kBlockSemaphore, at,
                    Str("semaphore ", *block.semaphore, " is not in queue set ", Quoted(queue.name),
@@ -110,15 +129,15 @@ class EngineChecker {
     }
   }
 
-  void CheckDescriptor(const Descriptor& d, const std::string& path, std::vector<WriteRows>* writes,
+  void CheckDescriptor(const Descriptor& d, const DmaPath& path, std::vector<WriteRows>* writes,
                        size_t index) {
     CheckOperation(d, path);
     const Variable* to = nullptr;
     if (!d.to.var) {
-      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path},
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, Str(path)},
                    "the descriptor has no to");
     } else if ((to = def_.FindVar(*d.to.var)) == nullptr) {
-      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path + "/to"},
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, Str(path, "/to")},
                    Str("to names ", Quoted(*d.to.var), ", which def.json does not declare"));
     }
     const std::optional<Pattern> to_pattern = CheckPattern(d.to, "to", d, path);
@@ -126,18 +145,17 @@ class EngineChecker {
       // NEFF-35: at most 16 sources, each a from side of its own (§2.11).
       if (d.from_arr->size() > 16) {
         sink_.Report(
-            kDescVariable, Location{d.offset, std::nullopt, path + "/from_arr"},
+            kDescVariable, Location{d.offset, std::nullopt, Str(path, "/from_arr")},
             Str("from_arr lists ", d.from_arr->size(), " sources; at most 16 are allowed"));
       }
       for (size_t k = 0; k < d.from_arr->size(); ++k) {
-        CheckFromSide((*d.from_arr)[k], to_pattern, d, Str(path, "/from_arr/", k),
-                      Str("from_arr source ", k));
+        CheckFromSide((*d.from_arr)[k], to_pattern, d, {path.block, path.desc, k});
       }
     } else if (!d.from.var) {
-      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path},
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, Str(path)},
                    "the descriptor has neither from nor from_arr");
     } else {
-      CheckFromSide(d.from, to_pattern, d, path, "from");
+      CheckFromSide(d.from, to_pattern, d, path);
     }
     if (to && to_pattern) {
       std::optional<AccessCheck> extent = CheckBounds(*to, *to_pattern, d, "to", path);
@@ -153,23 +171,24 @@ class EngineChecker {
   // variable declared, its pattern, its element count against the
   // destination's, its bounds and its direction.
   void CheckFromSide(const Side& side, const std::optional<Pattern>& to, const Descriptor& d,
-                     const std::string& path, std::string_view what) {
+                     const DmaPath& path) {
+    const auto what = [&] { return path.source ? Str("from_arr source ", *path.source) : "from"; };
     const Variable* var = side.var ? def_.FindVar(*side.var) : nullptr;
     if (var == nullptr) {
-      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, path + "/from"},
-                   Str(what, side.var ? Str(" names ", Quoted(*side.var),
-                                            ", which def.json does not declare")
-                                      : std::string(" has no from")));
+      sink_.Report(kDescVariable, Location{d.offset, std::nullopt, Str(path, "/from")},
+                   Str(what(), side.var ? Str(" names ", Quoted(*side.var),
+                                              ", which def.json does not declare")
+                                        : std::string(" has no from")));
     } else if (var->type == VarType::kOutput) {
       // NEFF-53: outputs are only written.
-      sink_.Report(kDescDirection, Location{d.offset, std::nullopt, path + "/from"},
-                   Str("the descriptor's ", what, " reads output variable ", Quoted(var->name)));
+      sink_.Report(kDescDirection, Location{d.offset, std::nullopt, Str(path, "/from")},
+                   Str("the descriptor's ", what(), " reads output variable ", Quoted(var->name)));
     }
     const std::optional<Pattern> from = CheckPattern(side, "from", d, path);
     if (!from) return;
     if (to && from->elements && to->elements && *from->elements != *to->elements) {
-      sink_.Report(kDescElements, Location{d.offset, std::nullopt, path},
-                   Str(what, " visits ", *from->elements, " elements of ", from->dtype, ", to ",
+      sink_.Report(kDescElements, Location{d.offset, std::nullopt, Str(path)},
+                   Str(what(), " visits ", *from->elements, " elements of ", from->dtype, ", to ",
                        *to->elements, " of ", to->dtype));
     }
     if (var != nullptr) CheckBounds(*var, *from, d, "from", path);
@@ -177,7 +196,7 @@ class EngineChecker {
 
   // NEFF-36, NEFF-37's element count.
   std::optional<Pattern> CheckPattern(const Side& side, std::string_view name, const Descriptor& d,
-                                      const std::string& path) {
+                                      const DmaPath& path) {
     if (!side.sizes || !side.steps || !side.off) return std::nullopt;
     const Dims& sizes = *side.sizes;
     const Dims& steps = *side.steps;
@@ -221,13 +240,13 @@ class EngineChecker {
 
   // NEFF-39 and NEFF-31's accesses; what the access reaches when it is inside.
   std::optional<AccessCheck> CheckBounds(const Variable& var, const Pattern& p, const Descriptor& d,
-                                         std::string_view name, const std::string& path) {
-    const Location at{d.offset, std::nullopt, Str(path, "/", name, "_off")};
+                                         std::string_view name, const DmaPath& path) {
+    const auto at = [&] { return Location{d.offset, std::nullopt, Str(path, "/", name, "_off")}; };
     const AccessCheck check = var.type == VarType::kStateBuffer
                                   ? CheckStateBufferAccess(p, neff_.state_buffer)
                                   : CheckVariableAccess(p, var.size ? var.size->value : 0);
     if (!check.problem.empty()) {
-      sink_.Report(kDescBounds, at, Str(name, " ", Quoted(var.name), ": ", check.problem));
+      sink_.Report(kDescBounds, at(), Str(name, " ", Quoted(var.name), ": ", check.problem));
       return std::nullopt;
     }
     if (var.type != VarType::kStateBuffer) return check;
@@ -236,7 +255,7 @@ class EngineChecker {
         continue;
       if (check.Touches(*r.base_partition, *r.partitions, *r.offset, *r.size)) {
         sink_.Report(
-            kReservationAccess, at,
+            kReservationAccess, at(),
             Str(name, " reaches bytes ", *r.offset, " to ", *r.offset + *r.size - 1,
                 " of partitions ", *r.base_partition, " to ", *r.base_partition + *r.partitions - 1,
                 ", which the runtime reserves (evtaccel)"));
@@ -246,7 +265,7 @@ class EngineChecker {
   }
 
   // NEFF-38: the operation and its fields.
-  void CheckOperation(const Descriptor& d, const std::string& path) {
+  void CheckOperation(const Descriptor& d, const DmaPath& path) {
     static constexpr std::string_view kOps[] = {"fma", "cast",      "add", "min",
                                                 "max", "transpose", "copy"};
     const auto report = [&](std::string_view key, std::string message) {
@@ -274,7 +293,8 @@ class EngineChecker {
     CheckOperandDtypes(d, report);
     if (d.num_tiling_dimensions && d.to.sizes &&
         *d.num_tiling_dimensions > static_cast<int64_t>(d.to.sizes->size())) {
-      sink_.Report(kDescTiling, Location{d.offset, std::nullopt, path + "/num_tiling_dimensions"},
+      sink_.Report(kDescTiling,
+                   Location{d.offset, std::nullopt, Str(path, "/num_tiling_dimensions")},
                    Str("num_tiling_dimensions is ", *d.num_tiling_dimensions, " for ",
                        d.to.sizes->size(), " dimensions"));
     }
@@ -298,26 +318,26 @@ class EngineChecker {
   }
 
   // NEFF-52: copies keep the dtype, casts change it.
-  void CheckDtypes(const Descriptor& d, const std::string& path) {
+  void CheckDtypes(const Descriptor& d, const DmaPath& path) {
     if (d.from_arr) return;
     const std::string from = d.from.dtype.value_or("uint8");
     const std::string to = d.to.dtype.value_or("uint8");
     const std::string_view op = d.Op();
     if ((op == "copy" || op == "transpose") && from != to) {
-      sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, path + "/to_dtype"},
+      sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, Str(path, "/to_dtype")},
                    Str("a ", op, " from ", from, " to ", to, " changes the dtype"));
     } else if (op == "cast" && from == to) {
-      sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, path + "/to_dtype"},
+      sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, Str(path, "/to_dtype")},
                    Str("a cast from ", from, " to ", to, " keeps the dtype"));
     }
   }
 
   // NEFF-53: inputs and constants are only read (their readers are in
   // CheckFromSide).
-  void CheckDirection(const Descriptor& d, const Variable* to, const std::string& path) {
+  void CheckDirection(const Descriptor& d, const Variable* to, const DmaPath& path) {
     if (to != nullptr && (to->type == VarType::kInput || to->type == VarType::kFile)) {
       sink_.Report(
-          kDescDirection, Location{d.offset, std::nullopt, path + "/to"},
+          kDescDirection, Location{d.offset, std::nullopt, Str(path, "/to")},
           Str("the descriptor writes ", VarTypeName(to->type), " variable ", Quoted(to->name)));
     }
   }
@@ -331,7 +351,7 @@ class EngineChecker {
   // extents are apart cannot share a byte; only the variables where two
   // extents meet have their rows listed, sorted and swept.
   void CheckDisjointWrites(const neff::Block& block, std::vector<WriteRows>& writes,
-                           const std::string& path) {
+                           const DmaPath& path) {
     if (writes.size() < 2) return;
     std::vector<bool> done(writes.size(), false);
     for (size_t i = 0; i < writes.size(); ++i) {
@@ -356,7 +376,7 @@ class EngineChecker {
   // The rows of `group`, sorted, swept for two descriptors on one byte;
   // false once that is reported. Writes of too many rows go unchecked.
   bool SweepRows(const neff::Block& block, const std::vector<const WriteRows*>& group,
-                 std::string_view var, const std::string& path) {
+                 std::string_view var, const DmaPath& path) {
     rows_.clear();
     for (const WriteRows* w : group) {
       const uint64_t room = kMaxOverlapRows - std::min<uint64_t>(rows_.size(), kMaxOverlapRows);
@@ -371,7 +391,7 @@ class EngineChecker {
     const Row* reach = nullptr;  // the row reaching furthest so far
     for (const Row& row : rows_) {
       if (reach != nullptr && row.begin < reach->end && row.desc != reach->desc) {
-        sink_.Report(kBlockOverlap, Location{block.offset, std::nullopt, path + "/desc"},
+        sink_.Report(kBlockOverlap, Location{block.offset, std::nullopt, Str(path, "/desc")},
                      Str("descriptors ", std::min(reach->desc, row.desc), " and ",
                          std::max(reach->desc, row.desc), " both write byte ", Hex(row.begin),
                          " of ", Quoted(var)));
@@ -391,39 +411,108 @@ class EngineChecker {
   uint64_t blocks_ = 0;
 };
 
+// A block's place among an engine's blocks sorted by queue, id and
+// position: a repeated (queue, id) pair follows its first block.
+struct SortedId {
+  uint32_t queue = 0;  // the rank of the queue's name
+  int64_t id = 0;
+  size_t block = 0;  // the position in the engine's blocks
+  auto operator<=>(const SortedId&) const = default;
+};
+
+// The engine's blocks sorted by queue name, id and position. Sorted
+// copies rather than maps: an engine has blocks by the hundred thousand.
+std::vector<SortedId> SortIds(const std::vector<BlockKey>& blocks,
+                              std::vector<std::string_view>& queues) {
+  std::unordered_map<std::string_view, uint32_t> number;
+  std::vector<uint32_t> numbers(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto [it, added] = number.emplace(blocks[i].queue, 0);
+    if (added) {
+      it->second = static_cast<uint32_t>(queues.size());
+      queues.push_back(blocks[i].queue);
+    }
+    numbers[i] = it->second;
+  }
+  std::vector<uint32_t> rank(queues.size());
+  std::vector<uint32_t> by_name(queues.size());
+  std::iota(by_name.begin(), by_name.end(), 0u);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](uint32_t a, uint32_t b) { return queues[a] < queues[b]; });
+  for (uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
+  std::vector<std::string_view> sorted_names(queues.size());
+  for (uint32_t q = 0; q < queues.size(); ++q) sorted_names[rank[q]] = queues[q];
+  queues = std::move(sorted_names);
+  std::vector<SortedId> sorted(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) sorted[i] = {rank[numbers[i]], blocks[i].id, i};
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
+
+// The first of `ids` (sorted, repeats included) whose distinct rank is not
+// its value, and that rank; the count of distinct ids.
+struct Gap {
+  const SortedId* at = nullptr;
+  int64_t rank = 0;
+  int64_t distinct = 0;
+};
+template <typename Range>
+Gap FindGap(const Range& ids) {
+  Gap gap;
+  const SortedId* previous = nullptr;
+  for (const SortedId& s : ids) {
+    if (previous != nullptr && previous->id == s.id) continue;
+    if (gap.at == nullptr && s.id != gap.distinct) {
+      gap.at = &s;
+      gap.rank = gap.distinct;
+    }
+    ++gap.distinct;
+    previous = &s;
+  }
+  return gap;
+}
+
 // NEFF-34 and NEFF-47: ids 0..k-1 per engine and per queue, (queue, id)
 // pairs unique.
 void CheckBlockIds(const std::vector<BlockKey>& blocks, DiagnosticSink& sink) {
-  std::map<int64_t, const BlockKey*> ids;
-  std::map<std::string, std::map<int64_t, const BlockKey*>> per_queue;
-  for (const BlockKey& b : blocks) {
-    ids.emplace(b.id, &b);
-    const auto [it, added] = per_queue[b.queue].emplace(b.id, &b);
-    if (!added) {
+  std::vector<std::string_view> queues;
+  const std::vector<SortedId> sorted = SortIds(blocks, queues);
+  // Repeated pairs, reported in block order.
+  std::vector<std::pair<size_t, size_t>> repeats;  // block, its pair's first block
+  for (size_t i = 1, first = 0; i < sorted.size(); ++i) {
+    if (sorted[i].queue != sorted[first].queue || sorted[i].id != sorted[first].id) {
+      first = i;
+    } else {
+      repeats.emplace_back(sorted[i].block, sorted[first].block);
+    }
+  }
+  std::sort(repeats.begin(), repeats.end());
+  for (const auto& [block, first] : repeats) {
+    const BlockKey& b = blocks[block];
+    sink.Report(kBlockQueueId, Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")},
+                Str("block ", b.index, " has queue ", Quoted(b.queue), " and id ", b.id,
+                    ", like block ", blocks[first].index, "; a trigger would name both"));
+  }
+  std::vector<SortedId> by_id = sorted;
+  std::sort(by_id.begin(), by_id.end(), [](const SortedId& a, const SortedId& b) {
+    return a.id != b.id ? a.id < b.id : a.block < b.block;
+  });
+  if (const Gap gap = FindGap(by_id); gap.at != nullptr) {
+    const BlockKey& b = blocks[gap.at->block];
+    sink.Report(kBlockIds, Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")},
+                Str("the engine's block ids are not 0 to ", gap.distinct - 1, ": ", b.id,
+                    " comes where ", gap.rank, " belongs"));
+  }
+  for (auto begin = sorted.begin(); begin != sorted.end();) {
+    const auto end = std::find_if(begin, sorted.end(),
+                                  [&](const SortedId& s) { return s.queue != begin->queue; });
+    if (const Gap gap = FindGap(std::ranges::subrange(begin, end)); gap.at != nullptr) {
+      const BlockKey& b = blocks[gap.at->block];
       sink.Report(kBlockQueueId, Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")},
-                  Str("block ", b.index, " has queue ", Quoted(b.queue), " and id ", b.id,
-                      ", like block ", it->second->index, "; a trigger would name both"));
+                  Str("the ids of queue ", Quoted(queues[begin->queue]), " are not 0 to ",
+                      gap.distinct - 1, ": ", b.id, " is among them"));
     }
-  }
-  const auto dense = [](const std::map<int64_t, const BlockKey*>& set) -> const BlockKey* {
-    int64_t expected = 0;
-    for (const auto& [id, block] : set) {
-      if (id != expected++) return block;
-    }
-    return nullptr;
-  };
-  if (const BlockKey* gap = dense(ids)) {
-    sink.Report(kBlockIds, Location{gap->offset, std::nullopt, Str("/dma/", gap->index, "/id")},
-                Str("the engine's block ids are not 0 to ", ids.size() - 1, ": ", gap->id,
-                    " comes where ", std::distance(ids.begin(), ids.find(gap->id)), " belongs"));
-  }
-  for (const auto& [queue, set] : per_queue) {
-    if (const BlockKey* gap = dense(set)) {
-      sink.Report(kBlockQueueId,
-                  Location{gap->offset, std::nullopt, Str("/dma/", gap->index, "/id")},
-                  Str("the ids of queue ", Quoted(queue), " are not 0 to ", set.size() - 1, ": ",
-                      gap->id, " is among them"));
-    }
+    begin = end;
   }
 }
 
@@ -473,26 +562,13 @@ struct DecodedEngine {
   uint64_t blocks = 0;
 };
 
-DecodedEngine DecodeAndCheckBlocks(Neff& neff, Subgraph& sg, size_t e) {
-  const std::string& member = sg.engine_member[e];
-  if (member.empty() || neff.container.Find(member) == nullptr) return {};
-  const tar::Member* text = JsonMember(neff, member);
-  if (text == nullptr) return {};
-  EngineChecker checker(neff, sg, e, neff.In(member));
-  DecodedEngine out;
-  out.doc = DecodeEngine(text->data, neff.context.limits, neff.In(member),
-                         [&](uint64_t index, const Block& block) { checker.Block(index, block); });
-  out.blocks = checker.blocks();
-  return out;
-}
-
-// What an engine's checks share with the rest: its names, the members it
-// reaches, the activation catalogue.
-void FinishEngine(Neff& neff, Subgraph& sg, size_t e, const EngineDocument& doc) {
-  const std::string& member = sg.engine_member[e];
-  DiagnosticSink& sink = neff.In(member);
+// NEFF-33: the engine JSON's instr and name agree with def.json and the
+// member's own name.
+void CheckEngineNames(const Subgraph& sg, size_t e, const EngineDocument& doc,
+                      DiagnosticSink& sink) {
   const Definition& def = *sg.def;
-  const std::string_view own_name = std::string_view(member).substr(sg.name_prefix().size());
+  const std::string_view own_name =
+      std::string_view(sg.engine_member[e]).substr(sg.name_prefix().size());
   if (doc.instr && def.engine_program[e] && doc.instr->value != def.engine_program[e]->value) {
     sink.Report(kEngineNames, Location{doc.instr->offset, std::nullopt, "/instr"},
                 Str("instr ", Quoted(doc.instr->value), " differs from def.json's ",
@@ -503,13 +579,37 @@ void FinishEngine(Neff& neff, Subgraph& sg, size_t e, const EngineDocument& doc)
                 Str("name ", Quoted(doc.name->value), " differs from the member's own name ",
                     Quoted(own_name)));
   }
+}
+
+DecodedEngine DecodeAndCheckBlocks(Neff& neff, Subgraph& sg, size_t e) {
+  const std::string& member = sg.engine_member[e];
+  if (member.empty() || neff.container.Find(member) == nullptr) return {};
+  const tar::Member* text = JsonMember(neff, member);
+  if (text == nullptr) return {};
+  DiagnosticSink& sink = neff.In(member);
+  EngineChecker checker(neff, sg, e, sink);
+  DecodedEngine out;
+  out.doc = DecodeEngine(text->data, neff.context.limits, sink,
+                         [&](uint64_t index, const Block& block) { checker.Block(index, block); });
+  out.blocks = checker.blocks();
+  if (out.doc) {
+    CheckEngineNames(sg, e, *out.doc, sink);
+    CheckBlockIds(sg.blocks[e], sink);
+  }
+  return out;
+}
+
+// What an engine's checks share with the rest: the names it gives, the
+// members it reaches, the activation catalogue.
+void FinishEngine(Neff& neff, Subgraph& sg, size_t e, const EngineDocument& doc) {
+  const std::string& member = sg.engine_member[e];
+  DiagnosticSink& sink = neff.In(member);
   for (const auto* ref : {&doc.instr, &doc.act_info}) {
     if (*ref)
       neff.names.push_back(
           {member, {(*ref)->value, ref == &doc.instr ? "/instr" : "/act_info", (*ref)->offset}});
   }
   for (const Reference& table : doc.dve_tables) neff.names.push_back({member, table});
-  CheckBlockIds(sg.blocks[e], sink);
   CheckActivationSets(neff, sg, doc, sink);
   for (const Reference& table : doc.dve_tables) {
     if (!neff.Reach(sg.Member(table.name))) {
@@ -526,19 +626,27 @@ constexpr uint64_t kConcurrentEngineBytes = uint64_t{1} << 20;
 }  // namespace
 
 void CheckEngines(Neff& neff, Subgraph& sg) {
-  // Every engine's sink exists before any engine runs, so that the engines
-  // only look their own up.
+  // Every engine's sinks (its JSON's, its program's) exist before any
+  // engine runs, so that the engines only look their own up. Engines that
+  // name one member share its sink, and run one after the other.
   uint64_t bytes = 0;
+  std::set<std::string> members;
+  bool distinct = true;
   for (size_t e = 0; e < kEngineCount; ++e) {
-    const std::string& member = sg.engine_member[e];
-    if (member.empty()) continue;
-    neff.In(member);
-    if (const tar::Member* m = neff.container.Find(member)) bytes += m->data.size();
+    for (std::string member : {sg.engine_member[e], ProgramMember(sg, e)}) {
+      if (member.empty()) continue;
+      neff.In(member);
+      if (const tar::Member* m = neff.container.Find(member)) bytes += m->data.size();
+      distinct = members.insert(std::move(member)).second && distinct;
+    }
   }
   std::array<std::future<DecodedEngine>, kEngineCount> running;
   for (size_t e = 0; e < kEngineCount; ++e) {
-    running[e] = StartBeside(bytes >= kConcurrentEngineBytes,
-                             [&neff, &sg, e] { return DecodeAndCheckBlocks(neff, sg, e); });
+    running[e] = StartBeside(distinct && bytes >= kConcurrentEngineBytes, [&neff, &sg, e] {
+      DecodedEngine engine = DecodeAndCheckBlocks(neff, sg, e);
+      if (!neff.context.deadline.expired()) CheckProgram(neff, sg, e);
+      return engine;
+    });
   }
   // Every engine is joined before any is finished: finishing creates sinks
   // that running engines would look past.

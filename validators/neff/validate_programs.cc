@@ -120,17 +120,18 @@ void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& tri
 
 }  // namespace
 
-void CheckPrograms(Neff& neff, Subgraph& sg) {
-  const Definition& def = *sg.def;
-  for (size_t e = 0; e < kEngineCount; ++e) {
-    if (!def.engine_program[e]) continue;
-    const std::string member = sg.Member(def.engine_program[e]->value);
-    const tar::Member* program = neff.container.Find(member);
-    if (program == nullptr) continue;
-    DiagnosticSink& sink = neff.In(member);
-    const std::vector<Trigger> triggers = ReadSlots(program->data, sink);
-    CheckTriggers(sg, e, triggers, sink);
-  }
+std::string ProgramMember(const Subgraph& sg, size_t e) {
+  const auto& program = sg.def->engine_program[e];
+  return program ? sg.Member(program->value) : std::string();
+}
+
+void CheckProgram(Neff& neff, const Subgraph& sg, size_t e) {
+  const std::string member = ProgramMember(sg, e);
+  const tar::Member* program = member.empty() ? nullptr : neff.container.Find(member);
+  if (program == nullptr) return;
+  DiagnosticSink& sink = neff.In(member);
+  const std::vector<Trigger> triggers = ReadSlots(program->data, sink);
+  CheckTriggers(sg, e, triggers, sink);
 }
 
 }  // namespace accelcheck::neff

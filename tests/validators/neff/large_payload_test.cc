@@ -1,6 +1,8 @@
 // A payload of a megabyte or more inflates on a second thread while it is
-// hashed (validators/neff/container.cc): the file validates as a small one
-// does, and a stale hash is still reported before the gzip stream's error.
+// hashed (validators/neff/container.cc), and engines of a megabyte or more
+// are checked side by side (validate_dma.cc): the file validates as a small
+// one does, a stale hash is still reported before the gzip stream's error,
+// and engines that name one member are checked one after the other.
 #include <cstdint>
 #include <vector>
 
@@ -59,6 +61,44 @@ TEST(NeffLargePayload, AStaleHashComesBeforeTheStreamsError) {
   ASSERT_GE(sink.diagnostics().size(), 2u) << test::Describe(sink);
   EXPECT_EQ(sink.diagnostics()[0].rule, &rules::kHashMismatch) << test::Describe(sink);
   EXPECT_EQ(sink.diagnostics()[1].rule, &rules::kGzip) << test::Describe(sink);
+}
+
+// Two engines of 4000 blocks each, more than a megabyte of engine JSON.
+nc::Neff TwoLargeEngines() {
+  nc::Spec spec = nc::Trn1Spec();
+  spec.inputs = {{"x", "float32", {16}}};
+  spec.outputs = {{"y", "float32", {16}}};
+  spec.queues = {{"qSPIO0", nc::Engine::kSp, "in"}, {"qPoolIO0", nc::Engine::kPool, "in"}};
+  for (const char* queue : {"qSPIO0", "qPoolIO0"}) {
+    for (int i = 0; i < 4000; ++i) {
+      spec.blocks.push_back({queue, {nc::MoveRows("x", 0, "float32", "y", 0, "float32", 1, 16)}});
+    }
+  }
+  return nc::Build(spec);
+}
+
+TEST(NeffLargeEngines, ValidateWithTheHashOrderAlone) {
+  const std::vector<uint8_t> file = nc::Write(TwoLargeEngines());
+  const DiagnosticSink sink = Validate(file);
+  ASSERT_EQ(sink.diagnostics().size(), 1u) << test::Describe(sink);
+  EXPECT_EQ(sink.diagnostics()[0].rule, &rules::kHashOrder);
+}
+
+// Pool's and Activation's def.json entries name SP's JSON: the three
+// engines read it and two report into its one sink, in engine order, the
+// same on every run.
+TEST(NeffLargeEngines, EnginesNamingOneMemberShareItInTurn) {
+  nc::Neff neff = TwoLargeEngines();
+  nc::Json& def = *nc::JsonOf(neff, "sg00/def.json");
+  def["pool"] = def["sp"];
+  def["act"] = def["sp"];
+  const std::vector<uint8_t> file = nc::Write(neff);
+  const DiagnosticSink first = Validate(file);
+  uint64_t owner = 0;
+  for (const Diagnostic& d : first.diagnostics()) owner += d.rule == &rules::kBlockOwner;
+  // Each of SP's 4000 blocks is on a queue neither Pool nor Activation owns.
+  EXPECT_EQ(owner, 8000u) << test::Describe(first);
+  EXPECT_EQ(test::Describe(Validate(file)), test::Describe(first));
 }
 
 }  // namespace
