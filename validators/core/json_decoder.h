@@ -54,6 +54,27 @@ struct JsonKeyOrder {
   }();
 };
 
+// The unknown keys of one object, to tell a key given twice. The first is
+// held inline: most objects have none or one (a "#comment" in every block
+// of a NEFF engine JSON), so most objects allocate nothing.
+class UnknownKeys {
+ public:
+  // Adds `key`; false when it was there already.
+  bool Add(std::string_view key) {
+    if (!has_first_) {
+      first_.assign(key);
+      has_first_ = true;
+      return true;
+    }
+    return key != first_ && others_.emplace(key).second;
+  }
+
+ private:
+  bool has_first_ = false;
+  std::string first_;
+  std::set<std::string, std::less<>> others_;
+};
+
 // The index of `key` in `keys`, or -1.
 template <size_t N>
 int JsonKeyIndex(const JsonKeys<N>& keys, std::string_view key) {
@@ -219,7 +240,7 @@ template <size_t N, typename F>
 uint64_t JsonDecoder::Fields(const JsonKeys<N>& keys, JsonKeyOrder& order, F&& read) {
   static_assert(N < JsonKeyOrder::kFirst);
   uint64_t seen = 0;
-  std::set<std::string, std::less<>> unknown;  // a set: an object may hold any number of them
+  UnknownKeys unknown;
   std::string_view key;
   uint64_t key_offset = 0;
   size_t previous = JsonKeyOrder::kFirst;
@@ -231,9 +252,8 @@ uint64_t JsonDecoder::Fields(const JsonKeys<N>& keys, JsonKeyOrder& order, F&& r
     const int index = key.data() == keys[predicted].data() ? static_cast<int>(predicted)
                                                            : JsonKeyIndex(keys, key);
     if (index < 0) {
-      if (unknown.find(key) == unknown.end() || !ReportDuplicateKey(key, key_offset)) {
+      if (unknown.Add(key) || !ReportDuplicateKey(key, key_offset)) {
         ReportUnknownKey(key, key_offset);
-        unknown.emplace(key);
       }
       reader_.Skip();
       continue;

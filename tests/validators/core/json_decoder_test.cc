@@ -66,6 +66,20 @@ TEST(JsonDecoder, ReportsEachProblemAtItsByteOffsetAndPointer) {
   EXPECT_EQ(d[3].location.offset, 0u);
 }
 
+// The first unknown key is held apart from the others; a repeat of either,
+// spelled with an escape or not, is a duplicate.
+TEST(JsonDecoder, AnUnknownKeyGivenTwiceIsADuplicate) {
+  DiagnosticSink sink(Profile{}, "p.json");
+  DecodePoint(R"({"x": 1, "#c": 0, "z": 0, "\u0023c": 0, "w": 0, "z": 0, "y": 2})", sink);
+  std::vector<const Rule*> rules;
+  for (const Diagnostic& d : sink.diagnostics()) rules.push_back(d.rule);
+  EXPECT_EQ(rules,
+            (std::vector<const Rule*>{&kUnknown, &kUnknown, &kDuplicate, &kUnknown, &kDuplicate}));
+  ASSERT_EQ(sink.diagnostics().size(), 5u);
+  EXPECT_EQ(sink.diagnostics()[2].location.offset, 26u);
+  EXPECT_EQ(sink.diagnostics()[4].location.offset, 48u);
+}
+
 TEST(JsonDecoder, WithoutADuplicateRuleTheLastValueWins) {
   DiagnosticSink sink(Profile{}, "p.json");
   const Point p = DecodePoint(R"({"x": 1, "y": 2, "x": 3})", sink, kLastWins);
