@@ -3,6 +3,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "validators/core/text.h"
 
@@ -56,6 +62,80 @@ bool ReadHeader(ByteView bytes, Member* member, uint64_t* data, Error* error) {
   return true;
 }
 
+// The CRC-32 of a growing output, computed on a thread of its own: the
+// inflating thread posts each stretch it writes, and waits for the thread
+// to catch up before the output moves.
+class CrcBeside {
+ public:
+  explicit CrcBeside(const std::vector<uint8_t>& output) : output_(output) {
+    try {
+      thread_ = std::thread([this] { Run(); });
+    } catch (const std::system_error&) {
+      // No thread to be had: Finish() computes it all.
+    }
+  }
+  CrcBeside(const CrcBeside&) = delete;
+  CrcBeside& operator=(const CrcBeside&) = delete;
+  ~CrcBeside() { Stop(); }
+
+  // The output holds `size` bytes now.
+  void Post(uint64_t size) {
+    const std::lock_guard lock(mutex_);
+    posted_ = size;
+    wake_.notify_all();
+  }
+  // Returns once the thread reads no byte of the output.
+  void WaitIdle() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return !thread_.joinable() || done_ == posted_; });
+  }
+  // The CRC-32 of the output's `size` bytes.
+  uint32_t Finish(uint64_t size) {
+    Post(size);
+    Stop();
+    crc_ = crc32_z(crc_, output_.data() + done_, size - done_);
+    return static_cast<uint32_t>(crc_);
+  }
+
+ private:
+  void Run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return stop_ || posted_ != done_; });
+      if (posted_ == done_) return;  // stopped, nothing left
+      const uint64_t begin = done_, end = posted_;
+      const uint8_t* data = output_.data();  // stays put until done_ reaches end
+      lock.unlock();
+      const uLong crc = crc32_z(crc_, data + begin, end - begin);
+      lock.lock();
+      crc_ = crc;
+      done_ = end;
+      idle_.notify_all();
+    }
+  }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    {
+      const std::lock_guard lock(mutex_);
+      stop_ = true;
+      wake_.notify_all();
+    }
+    thread_.join();
+  }
+
+  const std::vector<uint8_t>& output_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  uint64_t posted_ = 0, done_ = 0;
+  uLong crc_ = crc32_z(0, nullptr, 0);
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// Output stretches posted to a CrcBeside: small enough that its thread
+// follows closely, large enough that posting costs nothing.
+constexpr uint64_t kCrcStretch = uint64_t{4} << 20;
+
 uint32_t Le32(ByteView bytes, uint64_t at) {
   return uint32_t{bytes[at]} | uint32_t{bytes[at + 1]} << 8 | uint32_t{bytes[at + 2]} << 16 |
          uint32_t{bytes[at + 3]} << 24;
@@ -72,7 +152,7 @@ bool HasMagic(ByteView bytes) {
 constexpr uint64_t kTypicalRatio = 16;
 constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
 
-std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error) {
+std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error, Crc crc_where) {
   Member member;
   uint64_t start = 0;
   if (!ReadHeader(bytes, &member, &start, error)) return std::nullopt;
@@ -91,6 +171,8 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
     Fail(error, Problem::kCorrupt, start, "zlib could not start");
     return std::nullopt;
   }
+  std::optional<CrcBeside> crc_beside;
+  if (crc_where == Crc::kBeside) crc_beside.emplace(member.data);
   uint64_t fed = start;  // compressed bytes handed to zlib so far
   int status = Z_OK;
   while (status == Z_OK) {
@@ -107,12 +189,16 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
     const uint64_t first = std::min(compressed * kTypicalRatio + 4096, uint64_t{1} << 20);
     const uint64_t grow = std::min<uint64_t>(
         {room, std::max<uint64_t>(member.data.size(), first), uint64_t{1} << 30});
+    // In stretches when a thread follows with the CRC.
+    const uint64_t stretch = crc_beside ? std::min(grow, kCrcStretch) : grow;
     const size_t before = member.data.size();
-    member.data.resize(before + grow);
+    if (crc_beside && before + stretch > member.data.capacity()) crc_beside->WaitIdle();
+    member.data.resize(before + stretch);
     z.next_out = member.data.data() + before;
-    z.avail_out = static_cast<uInt>(grow);
+    z.avail_out = static_cast<uInt>(stretch);
     status = inflate(&z, Z_NO_FLUSH);
-    member.data.resize(before + (grow - z.avail_out));
+    member.data.resize(before + (stretch - z.avail_out));
+    if (crc_beside) crc_beside->Post(member.data.size());
   }
   const uint64_t consumed = start + z.total_in;
   const char* zlib_message = z.msg;
@@ -139,8 +225,10 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
     Fail(error, Problem::kTruncated, consumed, "the gzip trailer ends early");
     return std::nullopt;
   }
-  const auto crc = static_cast<uint32_t>(
-      crc32_z(crc32_z(0, nullptr, 0), member.data.data(), member.data.size()));
+  const uint32_t crc = crc_beside
+                           ? crc_beside->Finish(member.data.size())
+                           : static_cast<uint32_t>(crc32_z(crc32_z(0, nullptr, 0),
+                                                           member.data.data(), member.data.size()));
   const uint32_t stored_crc = Le32(bytes, consumed);
   const uint32_t stored_size = Le32(bytes, consumed + 4);
   const auto size = static_cast<uint32_t>(member.data.size());  // ISIZE is modulo 2^32

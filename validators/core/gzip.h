@@ -45,9 +45,15 @@ struct Member {
   uint8_t os = 0;             // OS
 };
 
+// Where the CRC-32 of the inflated bytes is computed: after inflating, or
+// on a thread of its own that follows the inflating, stretch by stretch
+// (when the system gives no thread, after inflating).
+enum class Crc : uint8_t { kAfter, kBeside };
+
 // Inflates the first member of `bytes`; nothing, with `error`, when it is
 // not a gzip member, does not decode, or passes a limit (found before the
 // bytes are allocated: the output grows as it is checked).
-std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error);
+std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error,
+                              Crc crc = Crc::kAfter);
 
 }  // namespace accelcheck::gzip

@@ -14,11 +14,14 @@ namespace detail {
 
 // Appends what `out << value` would print. Strings and integers, nearly all
 // of a message or a JSON pointer, skip the stream: its construction costs
-// more than the text when paths are made by the million.
+// more than the text when paths are made by the million. A type with an
+// AppendTo(std::string&) member appends itself.
 template <typename T>
 void AppendAsStreamed(std::string& out, const T& value) {
   if constexpr (std::is_convertible_v<const T&, std::string_view>) {
     out.append(std::string_view(value));
+  } else if constexpr (requires { value.AppendTo(out); }) {
+    value.AppendTo(out);
   } else if constexpr (std::is_same_v<T, char>) {
     out += value;
   } else if constexpr (std::is_same_v<T, bool>) {

@@ -173,18 +173,20 @@ struct Inflated {
   gzip::Error error;
 };
 
+// From this size on, a payload inflates on a second thread while this one
+// hashes it, and a third computes the inflated bytes' CRC-32 as they come:
+// a thread costs less than the hash then (bench/README.md "NEFF").
+constexpr uint64_t kConcurrentInflateBytes = uint64_t{1} << 20;
+
 Inflated InflatePayload(ByteView payload, const Limits& limits) {
   Inflated out;
   out.member = gzip::Inflate(
       payload,
       {.max_inflated = limits.max_inflated_bytes, .max_ratio = limits.max_compression_ratio},
-      &out.error);
+      &out.error,
+      payload.size() >= kConcurrentInflateBytes ? gzip::Crc::kBeside : gzip::Crc::kAfter);
   return out;
 }
-
-// From this size on, a payload inflates on a second thread while this one
-// hashes it: a thread costs less than the hash then (bench/README.md "NEFF").
-constexpr uint64_t kConcurrentInflateBytes = uint64_t{1} << 20;
 
 // NEFF-15: the gzip member inflated under the limits, then zeros to the end.
 std::optional<std::vector<uint8_t>> Inflate(Inflated inflated, ByteView payload,

@@ -4,7 +4,6 @@
 #include <array>
 #include <future>
 #include <numeric>
-#include <ostream>
 #include <ranges>
 #include <set>
 #include <unordered_map>
@@ -34,11 +33,10 @@ struct DmaPath {
   std::optional<size_t> desc = std::nullopt;
   std::optional<size_t> source = std::nullopt;
 
-  friend std::ostream& operator<<(std::ostream& out, const DmaPath& path) {
-    out << "/dma/" << path.block;
-    if (path.desc) out << "/desc/" << *path.desc;
-    if (path.source) out << "/from_arr/" << *path.source;
-    return out;
+  void AppendTo(std::string& out) const {
+    out += Str("/dma/", block);
+    if (desc) out += Str("/desc/", *desc);
+    if (source) out += Str("/from_arr/", *source);
   }
 };
 
@@ -112,9 +110,9 @@ class EngineChecker {
   void CheckSemaphore(const neff::Block& block, const QueueSet& queue, const DmaPath& path) {
     if (!queue.semaphore_set || queue.semaphore_set->value.empty()) return;
     const std::vector<int64_t>& set = queue.semaphore_set->value;
-    const Location at{block.offset, std::nullopt, Str(path, "/semaphore")};
+    const auto at = [&] { return Location{block.offset, std::nullopt, Str(path, "/semaphore")}; };
     if (std::find(set.begin(), set.end(), *block.semaphore) == set.end()) {
-      sink_.Report(kBlockSemaphore, at,
+      sink_.Report(kBlockSemaphore, at(),
                    Str("semaphore ", *block.semaphore, " is not in queue set ", Quoted(queue.name),
                        "'s semaphore_set"));
       return;
@@ -123,7 +121,7 @@ class EngineChecker {
     const uint64_t slot = static_cast<uint64_t>(*block.id) % queue.queue_count();
     if (slot < set.size() && set[slot] != *block.semaphore) {
       sink_.Report(
-          kBlockSemaphoreIndex, at,
+          kBlockSemaphoreIndex, at(),
           Str("semaphore ", *block.semaphore, " of block id ", *block.id, " is not semaphore_set[",
               *block.id, " % ", queue.queue_count(), "] = ", set[slot]));
     }

@@ -87,6 +87,41 @@ TEST(Gzip, ReportsTruncationCorruptionAndChecksums) {
       << error.message;
 }
 
+// 40 MiB that compress several hundred times: ten of the CRC thread's
+// stretches, and outputs past the reserved room, which the CRC thread must
+// let go of before they move.
+Bytes Compressible() {
+  Bytes data(uint64_t{40} << 20);
+  for (uint64_t i = 0; i < data.size(); i += 4096) data[i] = static_cast<uint8_t>(i >> 12);
+  return data;
+}
+
+TEST(Gzip, TheCrcBesideAgreesWithTheCrcAfter) {
+  const Bytes data = Compressible();
+  const Bytes stream = Deflate(data);
+  ASSERT_LT(stream.size() * 16, data.size());
+  gzip::Error error;
+  const auto member = gzip::Inflate(stream, {}, &error, gzip::Crc::kBeside);
+  ASSERT_TRUE(member) << error.message;
+  EXPECT_TRUE(member->data == data);
+  EXPECT_EQ(member->end, stream.size());
+
+  Bytes crc = stream;
+  crc[crc.size() - 8] ^= 1;
+  for (const gzip::Crc where : {gzip::Crc::kAfter, gzip::Crc::kBeside}) {
+    EXPECT_FALSE(gzip::Inflate(crc, {}, &error, where));
+    EXPECT_EQ(error.problem, gzip::Problem::kChecksum);
+    EXPECT_EQ(error.offset, stream.size() - 8);
+  }
+  // A limit stops the inflating while the CRC thread follows it.
+  EXPECT_FALSE(
+      gzip::Inflate(stream, {.max_inflated = data.size() - 1}, &error, gzip::Crc::kBeside));
+  EXPECT_EQ(error.problem, gzip::Problem::kTooLarge);
+  EXPECT_FALSE(
+      gzip::Inflate(Bytes(stream.begin(), stream.end() - 20), {}, &error, gzip::Crc::kBeside));
+  EXPECT_EQ(error.problem, gzip::Problem::kTruncated);
+}
+
 TEST(Gzip, LimitsAtAndAbove) {
   const Bytes data = Sample();
   const Bytes stream = Deflate(data);
