@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "validators/core/bytes.h"
@@ -158,14 +159,22 @@ struct Reservation {
   uint64_t at = 0;
 };
 
+// A hash of names that finds a std::string_view without making a string.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
+};
+// Names to their place in a list, looked up by every descriptor.
+using NameIndex = std::unordered_map<std::string, size_t, NameHash, std::equal_to<>>;
+
 struct Definition {
   std::array<std::optional<Located<std::string>>, kEngineCount> engine_json = {};
   std::array<std::optional<Located<std::string>>, kEngineCount> engine_program = {};
   std::vector<Reference> references = {};  // every member name it gives (NEFF-54)
   std::vector<Variable> vars = {};
-  std::map<std::string, size_t, std::less<>> var_index = {};
+  NameIndex var_index = {};
   std::vector<QueueSet> queues = {};
-  std::map<std::string, size_t, std::less<>> queue_index = {};
+  NameIndex queue_index = {};
   std::vector<Reservation> reservations = {};
   std::optional<Located<std::vector<std::string>>> features = {};
 

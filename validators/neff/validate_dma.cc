@@ -61,7 +61,11 @@ class EngineChecker {
     }
     CheckDisjointWrites(block, writes, path);
     if (block.id && queue != nullptr) {
-      sg_.blocks[engine_].push_back({queue->name, *block.id, index, block.offset});
+      sg_.blocks[engine_].push_back({.queue = queue->name,
+                                     .queue_index = static_cast<size_t>(queue - def_.queues.data()),
+                                     .id = *block.id,
+                                     .index = index,
+                                     .offset = block.offset});
     }
     ++blocks_;
   }

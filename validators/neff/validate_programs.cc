@@ -2,6 +2,7 @@
 // PSEUDO_DMA_TRIGGER slots that start the DMA blocks.
 #include <algorithm>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -46,31 +47,84 @@ std::vector<Trigger> ReadSlots(ByteView program, DiagnosticSink& sink) {
   return ReadTriggers(program);
 }
 
+// Blocks and triggers of one engine per queue set and id. A queue's ids
+// below its block count, every id of a file NEFF-47 accepts, are counted
+// in a list; any other in a map.
+class TriggerBalance {
+ public:
+  struct Count {
+    int64_t blocks = 0, triggers = 0;
+  };
+
+  TriggerBalance(const std::vector<BlockKey>& blocks, size_t queues) : dense_(queues) {
+    for (const BlockKey& b : blocks) ++dense_[b.queue_index].blocks;
+    for (Dense& queue : dense_) queue.counts.resize(static_cast<size_t>(queue.blocks));
+    for (const BlockKey& b : blocks) {
+      Count* count = At(b.queue_index, b.id);
+      if (count == nullptr) count = &others_[{b.queue_index, b.id}];
+      ++count->blocks;
+      if (names_.size() <= b.queue_index) names_.resize(b.queue_index + 1);
+      names_[b.queue_index] = b.queue;
+    }
+  }
+
+  // The count of a (queue, id) some block has; null for any other.
+  Count* Find(size_t queue, int64_t id) {
+    Count* count = At(queue, id);
+    if (count == nullptr) {
+      const auto other = others_.find({queue, id});
+      count = other == others_.end() ? nullptr : &other->second;
+    }
+    return count != nullptr && count->blocks != 0 ? count : nullptr;
+  }
+
+  // Each (queue name, id) whose blocks and triggers differ, with blocks
+  // minus triggers, sorted.
+  std::vector<std::tuple<std::string_view, int64_t, int64_t>> Unbalanced() const {
+    std::vector<std::tuple<std::string_view, int64_t, int64_t>> out;
+    const auto add = [&](size_t queue, int64_t id, const Count& c) {
+      if (c.blocks != 0 && c.blocks != c.triggers)
+        out.emplace_back(names_[queue], id, c.blocks - c.triggers);
+    };
+    for (size_t q = 0; q < dense_.size(); ++q) {
+      for (size_t id = 0; id < dense_[q].counts.size(); ++id)
+        add(q, static_cast<int64_t>(id), dense_[q].counts[id]);
+    }
+    for (const auto& [key, count] : others_) add(key.first, key.second, count);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  struct Dense {
+    int64_t blocks = 0;
+    std::vector<Count> counts;
+  };
+  struct KeyHash {
+    size_t operator()(const std::pair<size_t, int64_t>& k) const {
+      return k.first ^ (static_cast<size_t>(k.second) * 0x9E3779B97F4A7C15ull);
+    }
+  };
+
+  Count* At(size_t queue, int64_t id) {
+    if (queue >= dense_.size() || id < 0) return nullptr;
+    std::vector<Count>& counts = dense_[queue].counts;
+    return static_cast<uint64_t>(id) < counts.size() ? &counts[static_cast<size_t>(id)] : nullptr;
+  }
+
+  std::vector<Dense> dense_;
+  std::unordered_map<std::pair<size_t, int64_t>, Count, KeyHash> others_;
+  std::vector<std::string_view> names_;  // by queue index
+};
+
 // NEFF-41 and NEFF-48: each trigger names one of the engine's blocks on a
 // queue it owns, every block is triggered as often as it exists, and each
 // queue's ids run 0, 1, 2, ...
-// A block of one engine: its queue (viewing the block's or the trigger's
-// name) and its id.
-struct QueueId {
-  std::string_view queue;
-  int64_t id = 0;
-  bool operator==(const QueueId&) const = default;
-  auto operator<=>(const QueueId&) const = default;
-};
-struct QueueIdHash {
-  size_t operator()(const QueueId& k) const {
-    return std::hash<std::string_view>()(k.queue) ^
-           (std::hash<int64_t>()(k.id) * 0x9E3779B97F4A7C15ull);
-  }
-};
-
 void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& triggers,
                    DiagnosticSink& sink) {
   const Definition& def = *sg.def;
-  std::unordered_map<QueueId, int64_t, QueueIdHash> balance;  // blocks minus triggers
-  balance.reserve(sg.blocks[e].size());
-  for (const BlockKey& b : sg.blocks[e]) ++balance[{b.queue, b.id}];
-  std::unordered_map<std::string_view, uint32_t> next_id;
+  TriggerBalance balance(sg.blocks[e], def.queues.size());
+  std::vector<uint32_t> next_id(def.queues.size());  // by queue index
   bool order_reported = false;
   for (const Trigger& t : triggers) {
     const Location at{t.offset + kQueueAt, std::nullopt, SlotPath(t.offset)};
@@ -81,21 +135,22 @@ void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& tri
                       Quoted(sg.definition)));
       continue;
     }
-    const auto block = balance.find({t.queue, static_cast<int64_t>(t.block_id)});
-    if (block != balance.end()) --block->second;
+    const auto queue_index = static_cast<size_t>(queue - def.queues.data());
+    TriggerBalance::Count* block = balance.Find(queue_index, static_cast<int64_t>(t.block_id));
+    if (block != nullptr) ++block->triggers;
     if (queue->owner && queue->owner->value != kEngineKeys[e]) {
       sink.Report(kTriggerTarget, at,
                   Str("the trigger names queue ", Quoted(t.queue), ", owned by ",
                       Quoted(queue->owner->value), ", not by ", Quoted(kEngineKeys[e])));
       continue;
     }
-    if (block == balance.end()) {
+    if (block == nullptr) {
       sink.Report(kTriggerTarget, Location{t.offset + kBlockIdAt, 4, SlotPath(t.offset)},
                   Str("the trigger names block ", t.block_id, " on queue ", Quoted(t.queue),
                       ", which the engine's JSON does not have"));
       continue;
     }
-    uint32_t& expected = next_id[t.queue];
+    uint32_t& expected = next_id[queue_index];
     if (t.block_id != expected && !order_reported) {
       sink.Report(kTriggerOrder, Location{t.offset + kBlockIdAt, 4, SlotPath(t.offset)},
                   Str("queue ", Quoted(t.queue), " triggers block ", t.block_id, " where block ",
@@ -104,15 +159,9 @@ void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& tri
     }
     expected = t.block_id + 1;
   }
-  // Reported by queue name and id, whatever the map's order.
-  std::vector<std::pair<QueueId, int64_t>> unbalanced;
-  for (const auto& [key, left] : balance) {
-    if (left != 0) unbalanced.emplace_back(key, left);
-  }
-  std::sort(unbalanced.begin(), unbalanced.end());
-  for (const auto& [key, left] : unbalanced) {
+  for (const auto& [queue, id, left] : balance.Unbalanced()) {
     sink.Report(kTriggerCount, Location{0, std::nullopt, ""},
-                Str("block ", key.id, " of queue ", Quoted(key.queue), " is triggered ",
+                Str("block ", id, " of queue ", Quoted(queue), " is triggered ",
                     left > 0 ? "fewer" : "more", " times than it exists (", left > 0 ? left : -left,
                     left == 1 || left == -1 ? " time" : " times", ")"));
   }
