@@ -1,5 +1,6 @@
-// The JSON members' UTF-8 check (NEFF-20): ASCII eight bytes at a time,
-// every kind of invalid sequence at its first byte.
+// The JSON members' UTF-8 check (NEFF-20): ASCII 32 and 8 bytes at a
+// time, every kind of invalid sequence at its first byte, wherever it falls
+// in those strides.
 #include <gtest/gtest.h>
 
 #include "validators/neff/documents.h"
@@ -24,6 +25,22 @@ TEST(NeffUtf8, EachInvalidSequenceIsFoundAtItsFirstByte) {
   EXPECT_EQ(Bad("0123456789abcdef\xE2\x82"), 16u);  // cut short at the end
   EXPECT_EQ(Bad("0123456789abcdef\xC3(xyz"), 16u);  // a lead byte without its continuation
   EXPECT_EQ(Bad("\xFF"), 0u);
+}
+
+TEST(NeffUtf8, ABadByteIsFoundAtEveryPlaceInTheStrides) {
+  for (size_t at = 0; at < 80; ++at) {
+    std::string text(80, 'a');
+    EXPECT_EQ(Bad(text), std::nullopt);
+    text[at] = '\x80';
+    EXPECT_EQ(Bad(text), at);
+    text[at] = '\xC3';  // a lead byte: valid with its continuation, cut short at the end
+    if (at + 1 < text.size()) {
+      text[at + 1] = '\xA9';
+      EXPECT_EQ(Bad(text), std::nullopt) << at;
+    } else {
+      EXPECT_EQ(Bad(text), at);
+    }
+  }
 }
 
 }  // namespace
