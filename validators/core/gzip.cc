@@ -152,7 +152,8 @@ bool HasMagic(ByteView bytes) {
 constexpr uint64_t kTypicalRatio = 16;
 constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
 
-std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error, Crc crc_where) {
+std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error,
+                              const Options& options) {
   Member member;
   uint64_t start = 0;
   if (!ReadHeader(bytes, &member, &start, error)) return std::nullopt;
@@ -172,7 +173,7 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
     return std::nullopt;
   }
   std::optional<CrcBeside> crc_beside;
-  if (crc_where == Crc::kBeside) crc_beside.emplace(member.data);
+  if (options.crc == Crc::kBeside) crc_beside.emplace(member.data);
   uint64_t fed = start;  // compressed bytes handed to zlib so far
   int status = Z_OK;
   while (status == Z_OK) {
@@ -199,6 +200,7 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
     status = inflate(&z, Z_NO_FLUSH);
     member.data.resize(before + (stretch - z.avail_out));
     if (crc_beside) crc_beside->Post(member.data.size());
+    if (options.consumed) options.consumed(start + z.total_in);
   }
   const uint64_t consumed = start + z.total_in;
   const char* zlib_message = z.msg;

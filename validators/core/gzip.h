@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,10 +51,17 @@ struct Member {
 // (when the system gives no thread, after inflating).
 enum class Crc : uint8_t { kAfter, kBeside };
 
+struct Options {
+  Crc crc = Crc::kAfter;
+  // Told, now and then, how many of the bytes zlib has consumed: the caller
+  // may let go of them (InputBuffer::ReleaseBefore).
+  std::function<void(uint64_t consumed)> consumed = {};
+};
+
 // Inflates the first member of `bytes`; nothing, with `error`, when it is
 // not a gzip member, does not decode, or passes a limit (found before the
 // bytes are allocated: the output grows as it is checked).
 std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error,
-                              Crc crc = Crc::kAfter);
+                              const Options& options = {});
 
 }  // namespace accelcheck::gzip

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <functional>
 #include <future>
 
 #include "validators/core/beside.h"
@@ -178,13 +180,16 @@ struct Inflated {
 // a thread costs less than the hash then (bench/README.md "NEFF").
 constexpr uint64_t kConcurrentInflateBytes = uint64_t{1} << 20;
 
-Inflated InflatePayload(ByteView payload, const Limits& limits) {
+// `consumed` is told how much of the payload zlib has read.
+Inflated InflatePayload(ByteView payload, const Limits& limits,
+                        std::function<void(uint64_t)> consumed) {
   Inflated out;
   out.member = gzip::Inflate(
       payload,
       {.max_inflated = limits.max_inflated_bytes, .max_ratio = limits.max_compression_ratio},
       &out.error,
-      payload.size() >= kConcurrentInflateBytes ? gzip::Crc::kBeside : gzip::Crc::kAfter);
+      {.crc = payload.size() >= kConcurrentInflateBytes ? gzip::Crc::kBeside : gzip::Crc::kAfter,
+       .consumed = std::move(consumed)});
   return out;
 }
 
@@ -314,13 +319,21 @@ std::optional<Container> ReadContainer(const InputBuffer& input, const ValidateC
   const bool compressed = gzip::HasMagic(payload);
   // The inflating and the hashing only read the payload; the findings are
   // reported in the same order either way.
+  // Once the payload is hashed, the pages zlib has read can go, so that the
+  // peak holds the archive and little of the file.
+  std::atomic<bool> hashed = false;
+  const auto release = [&input, &hashed](uint64_t consumed) {
+    if (hashed.load(std::memory_order_acquire)) input.ReleaseBefore(kHeaderBytes + consumed);
+  };
   std::future<Inflated> inflating;
   if (compressed) {
-    inflating = StartBeside(
-        payload.size() >= kConcurrentInflateBytes,
-        [payload, &limits = context.limits] { return InflatePayload(payload, limits); });
+    inflating = StartBeside(payload.size() >= kConcurrentInflateBytes,
+                            [payload, &limits = context.limits, release] {
+                              return InflatePayload(payload, limits, release);
+                            });
   }
   CheckHash(c.header, payload, sink);
+  hashed.store(true, std::memory_order_release);
   if (compressed) {
     std::optional<std::vector<uint8_t>> tar = Inflate(inflating.get(), payload, sink);
     if (!tar) return std::nullopt;

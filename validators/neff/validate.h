@@ -42,8 +42,7 @@ inline constexpr uint64_t kPartitionShift = 18;
 
 // One DMA block of an engine as the trigger checks need it.
 struct BlockKey {
-  std::string_view queue;  // the name of a queue set of the subgraph's def.json
-  size_t queue_index = 0;  // its place in def.json's queue sets
+  size_t queue_index = 0;  // the place of its queue set in def.json's
   int64_t id = 0;
   uint64_t index = 0;
   uint64_t offset = 0;

@@ -61,8 +61,7 @@ class EngineChecker {
     }
     CheckDisjointWrites(block, writes, path);
     if (block.id && queue != nullptr) {
-      sg_.blocks[engine_].push_back({.queue = queue->name,
-                                     .queue_index = static_cast<size_t>(queue - def_.queues.data()),
+      sg_.blocks[engine_].push_back({.queue_index = static_cast<size_t>(queue - def_.queues.data()),
                                      .id = *block.id,
                                      .index = index,
                                      .offset = block.offset});
@@ -416,45 +415,35 @@ class EngineChecker {
 // A block's place among an engine's blocks sorted by queue, id and
 // position: a repeated (queue, id) pair follows its first block.
 struct SortedId {
-  uint32_t queue = 0;  // the rank of the queue's name
-  int64_t id = 0;
+  size_t queue = 0;  // the rank of the queue set's name
   size_t block = 0;  // the position in the engine's blocks
-  auto operator<=>(const SortedId&) const = default;
+  int64_t id = 0;
+  bool operator<(const SortedId& o) const {
+    return queue != o.queue ? queue < o.queue : id != o.id ? id < o.id : block < o.block;
+  }
 };
 
 // The engine's blocks sorted by queue name, id and position. Sorted
 // copies rather than maps: an engine has blocks by the hundred thousand.
-std::vector<SortedId> SortIds(const std::vector<BlockKey>& blocks,
-                              std::vector<std::string_view>& queues) {
-  std::unordered_map<std::string_view, uint32_t> number;
-  std::vector<uint32_t> numbers(blocks.size());
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const auto [it, added] = number.emplace(blocks[i].queue, 0);
-    if (added) {
-      it->second = static_cast<uint32_t>(queues.size());
-      queues.push_back(blocks[i].queue);
-    }
-    numbers[i] = it->second;
-  }
-  std::vector<uint32_t> rank(queues.size());
-  std::vector<uint32_t> by_name(queues.size());
-  std::iota(by_name.begin(), by_name.end(), 0u);
+std::vector<SortedId> SortIds(const std::vector<BlockKey>& blocks, const Definition& def) {
+  std::vector<size_t> by_name(def.queues.size());
+  std::iota(by_name.begin(), by_name.end(), size_t{0});
   std::sort(by_name.begin(), by_name.end(),
-            [&](uint32_t a, uint32_t b) { return queues[a] < queues[b]; });
-  for (uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
-  std::vector<std::string_view> sorted_names(queues.size());
-  for (uint32_t q = 0; q < queues.size(); ++q) sorted_names[rank[q]] = queues[q];
-  queues = std::move(sorted_names);
+            [&](size_t a, size_t b) { return def.queues[a].name < def.queues[b].name; });
+  std::vector<size_t> rank(def.queues.size());
+  for (size_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
   std::vector<SortedId> sorted(blocks.size());
-  for (size_t i = 0; i < blocks.size(); ++i) sorted[i] = {rank[numbers[i]], blocks[i].id, i};
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    sorted[i] = {rank[blocks[i].queue_index], i, blocks[i].id};
+  }
   std::sort(sorted.begin(), sorted.end());
   return sorted;
 }
 
 // The first of `ids` (sorted, repeats included) whose distinct rank is not
-// its value, and that rank; the count of distinct ids.
+// its value, as its block and that rank; the count of distinct ids.
 struct Gap {
-  const SortedId* at = nullptr;
+  std::optional<size_t> block;
   int64_t rank = 0;
   int64_t distinct = 0;
 };
@@ -464,8 +453,8 @@ Gap FindGap(const Range& ids) {
   const SortedId* previous = nullptr;
   for (const SortedId& s : ids) {
     if (previous != nullptr && previous->id == s.id) continue;
-    if (gap.at == nullptr && s.id != gap.distinct) {
-      gap.at = &s;
+    if (!gap.block && s.id != gap.distinct) {
+      gap.block = s.block;
       gap.rank = gap.distinct;
     }
     ++gap.distinct;
@@ -475,11 +464,11 @@ Gap FindGap(const Range& ids) {
 }
 
 // NEFF-34 and NEFF-47: ids 0..k-1 per engine and per queue, (queue, id)
-// pairs unique.
-void CheckBlockIds(const std::vector<BlockKey>& blocks, DiagnosticSink& sink) {
-  std::vector<std::string_view> queues;
-  const std::vector<SortedId> sorted = SortIds(blocks, queues);
-  // Repeated pairs, reported in block order.
+// pairs unique. Reported in that order: repeats in block order, the
+// engine's gap, each queue's in name order.
+void CheckBlockIds(const std::vector<BlockKey>& blocks, const Definition& def,
+                   DiagnosticSink& sink) {
+  std::vector<SortedId> sorted = SortIds(blocks, def);
   std::vector<std::pair<size_t, size_t>> repeats;  // block, its pair's first block
   for (size_t i = 1, first = 0; i < sorted.size(); ++i) {
     if (sorted[i].queue != sorted[first].queue || sorted[i].id != sorted[first].id) {
@@ -488,33 +477,43 @@ void CheckBlockIds(const std::vector<BlockKey>& blocks, DiagnosticSink& sink) {
       repeats.emplace_back(sorted[i].block, sorted[first].block);
     }
   }
-  std::sort(repeats.begin(), repeats.end());
-  for (const auto& [block, first] : repeats) {
-    const BlockKey& b = blocks[block];
-    sink.Report(kBlockQueueId, Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")},
-                Str("block ", b.index, " has queue ", Quoted(b.queue), " and id ", b.id,
-                    ", like block ", blocks[first].index, "; a trigger would name both"));
-  }
-  std::vector<SortedId> by_id = sorted;
-  std::sort(by_id.begin(), by_id.end(), [](const SortedId& a, const SortedId& b) {
-    return a.id != b.id ? a.id < b.id : a.block < b.block;
-  });
-  if (const Gap gap = FindGap(by_id); gap.at != nullptr) {
-    const BlockKey& b = blocks[gap.at->block];
-    sink.Report(kBlockIds, Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")},
-                Str("the engine's block ids are not 0 to ", gap.distinct - 1, ": ", b.id,
-                    " comes where ", gap.rank, " belongs"));
-  }
+  std::vector<Gap> queue_gaps;
   for (auto begin = sorted.begin(); begin != sorted.end();) {
     const auto end = std::find_if(begin, sorted.end(),
                                   [&](const SortedId& s) { return s.queue != begin->queue; });
-    if (const Gap gap = FindGap(std::ranges::subrange(begin, end)); gap.at != nullptr) {
-      const BlockKey& b = blocks[gap.at->block];
-      sink.Report(kBlockQueueId, Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")},
-                  Str("the ids of queue ", Quoted(queues[begin->queue]), " are not 0 to ",
-                      gap.distinct - 1, ": ", b.id, " is among them"));
+    if (Gap gap = FindGap(std::ranges::subrange(begin, end)); gap.block) {
+      queue_gaps.push_back(gap);
     }
     begin = end;
+  }
+  // Now by id alone, for the engine's gap.
+  std::sort(sorted.begin(), sorted.end(), [](const SortedId& a, const SortedId& b) {
+    return a.id != b.id ? a.id < b.id : a.block < b.block;
+  });
+  const Gap engine_gap = FindGap(sorted);
+
+  std::sort(repeats.begin(), repeats.end());
+  const auto at = [&](const BlockKey& b) {
+    return Location{b.offset, std::nullopt, Str("/dma/", b.index, "/id")};
+  };
+  const auto queue_name = [&](const BlockKey& b) { return Quoted(def.queues[b.queue_index].name); };
+  for (const auto& [block, first] : repeats) {
+    const BlockKey& b = blocks[block];
+    sink.Report(kBlockQueueId, at(b),
+                Str("block ", b.index, " has queue ", queue_name(b), " and id ", b.id,
+                    ", like block ", blocks[first].index, "; a trigger would name both"));
+  }
+  if (engine_gap.block) {
+    const BlockKey& b = blocks[*engine_gap.block];
+    sink.Report(kBlockIds, at(b),
+                Str("the engine's block ids are not 0 to ", engine_gap.distinct - 1, ": ", b.id,
+                    " comes where ", engine_gap.rank, " belongs"));
+  }
+  for (const Gap& gap : queue_gaps) {
+    const BlockKey& b = blocks[*gap.block];
+    sink.Report(kBlockQueueId, at(b),
+                Str("the ids of queue ", queue_name(b), " are not 0 to ", gap.distinct - 1, ": ",
+                    b.id, " is among them"));
   }
 }
 
@@ -596,7 +595,7 @@ DecodedEngine DecodeAndCheckBlocks(Neff& neff, Subgraph& sg, size_t e) {
   out.blocks = checker.blocks();
   if (out.doc) {
     CheckEngineNames(sg, e, *out.doc, sink);
-    CheckBlockIds(sg.blocks[e], sink);
+    CheckBlockIds(sg.blocks[e], *sg.def, sink);
   }
   return out;
 }

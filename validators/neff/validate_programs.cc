@@ -20,8 +20,8 @@ namespace {
 
 std::string SlotPath(uint64_t offset) { return Str("slot[", offset / kSlot, "]"); }
 
-// NEFF-40, NEFF-50: the slots, and the triggers among them.
-std::vector<Trigger> ReadSlots(ByteView program, DiagnosticSink& sink) {
+// NEFF-40, NEFF-50: the slots.
+void CheckSlots(ByteView program, DiagnosticSink& sink) {
   if (program.size() % kSlot != 0) {
     const uint64_t tail = program.size() / kSlot * kSlot;
     sink.Report(kProgramSlots, Location{tail, program.size() - tail, SlotPath(tail)},
@@ -44,7 +44,6 @@ std::vector<Trigger> ReadSlots(ByteView program, DiagnosticSink& sink) {
         Str("slot ", first_bad / kSlot, "'s length byte is ", Hex(program[first_bad + 1]),
             ", not 0x10 (", bad_lengths, bad_lengths == 1 ? " slot" : " slots", " in all)"));
   }
-  return ReadTriggers(program);
 }
 
 // Blocks and triggers of one engine per queue set and id. A queue's ids
@@ -56,15 +55,14 @@ class TriggerBalance {
     int64_t blocks = 0, triggers = 0;
   };
 
-  TriggerBalance(const std::vector<BlockKey>& blocks, size_t queues) : dense_(queues) {
+  TriggerBalance(const std::vector<BlockKey>& blocks, const Definition& def)
+      : def_(def), dense_(def.queues.size()) {
     for (const BlockKey& b : blocks) ++dense_[b.queue_index].blocks;
     for (Dense& queue : dense_) queue.counts.resize(static_cast<size_t>(queue.blocks));
     for (const BlockKey& b : blocks) {
       Count* count = At(b.queue_index, b.id);
       if (count == nullptr) count = &others_[{b.queue_index, b.id}];
       ++count->blocks;
-      if (names_.size() <= b.queue_index) names_.resize(b.queue_index + 1);
-      names_[b.queue_index] = b.queue;
     }
   }
 
@@ -84,7 +82,7 @@ class TriggerBalance {
     std::vector<std::tuple<std::string_view, int64_t, int64_t>> out;
     const auto add = [&](size_t queue, int64_t id, const Count& c) {
       if (c.blocks != 0 && c.blocks != c.triggers)
-        out.emplace_back(names_[queue], id, c.blocks - c.triggers);
+        out.emplace_back(def_.queues[queue].name, id, c.blocks - c.triggers);
     };
     for (size_t q = 0; q < dense_.size(); ++q) {
       for (size_t id = 0; id < dense_[q].counts.size(); ++id)
@@ -112,43 +110,42 @@ class TriggerBalance {
     return static_cast<uint64_t>(id) < counts.size() ? &counts[static_cast<size_t>(id)] : nullptr;
   }
 
+  const Definition& def_;
   std::vector<Dense> dense_;
   std::unordered_map<std::pair<size_t, int64_t>, Count, KeyHash> others_;
-  std::vector<std::string_view> names_;  // by queue index
 };
 
 // NEFF-41 and NEFF-48: each trigger names one of the engine's blocks on a
 // queue it owns, every block is triggered as often as it exists, and each
 // queue's ids run 0, 1, 2, ...
-void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& triggers,
-                   DiagnosticSink& sink) {
+void CheckTriggers(const Subgraph& sg, size_t e, ByteView program, DiagnosticSink& sink) {
   const Definition& def = *sg.def;
-  TriggerBalance balance(sg.blocks[e], def.queues.size());
+  TriggerBalance balance(sg.blocks[e], def);
   std::vector<uint32_t> next_id(def.queues.size());  // by queue index
   bool order_reported = false;
-  for (const Trigger& t : triggers) {
-    const Location at{t.offset + kQueueAt, std::nullopt, SlotPath(t.offset)};
+  ForEachTrigger(program, [&](const Trigger& t) {
+    const auto at = [&] { return Location{t.offset + kQueueAt, std::nullopt, SlotPath(t.offset)}; };
     const QueueSet* queue = def.FindQueue(t.queue);
     if (queue == nullptr) {
-      sink.Report(kTriggerTarget, at,
+      sink.Report(kTriggerTarget, at(),
                   Str("the trigger names queue ", Quoted(t.queue), ", no queue set of ",
                       Quoted(sg.definition)));
-      continue;
+      return;
     }
     const auto queue_index = static_cast<size_t>(queue - def.queues.data());
     TriggerBalance::Count* block = balance.Find(queue_index, static_cast<int64_t>(t.block_id));
     if (block != nullptr) ++block->triggers;
     if (queue->owner && queue->owner->value != kEngineKeys[e]) {
-      sink.Report(kTriggerTarget, at,
+      sink.Report(kTriggerTarget, at(),
                   Str("the trigger names queue ", Quoted(t.queue), ", owned by ",
                       Quoted(queue->owner->value), ", not by ", Quoted(kEngineKeys[e])));
-      continue;
+      return;
     }
     if (block == nullptr) {
       sink.Report(kTriggerTarget, Location{t.offset + kBlockIdAt, 4, SlotPath(t.offset)},
                   Str("the trigger names block ", t.block_id, " on queue ", Quoted(t.queue),
                       ", which the engine's JSON does not have"));
-      continue;
+      return;
     }
     uint32_t& expected = next_id[queue_index];
     if (t.block_id != expected && !order_reported) {
@@ -158,7 +155,7 @@ void CheckTriggers(const Subgraph& sg, size_t e, const std::vector<Trigger>& tri
       order_reported = true;
     }
     expected = t.block_id + 1;
-  }
+  });
   for (const auto& [queue, id, left] : balance.Unbalanced()) {
     sink.Report(kTriggerCount, Location{0, std::nullopt, ""},
                 Str("block ", id, " of queue ", Quoted(queue), " is triggered ",
@@ -179,8 +176,8 @@ void CheckProgram(Neff& neff, const Subgraph& sg, size_t e) {
   const tar::Member* program = member.empty() ? nullptr : neff.container.Find(member);
   if (program == nullptr) return;
   DiagnosticSink& sink = neff.In(member);
-  const std::vector<Trigger> triggers = ReadSlots(program->data, sink);
-  CheckTriggers(sg, e, triggers, sink);
+  CheckSlots(program->data, sink);
+  CheckTriggers(sg, e, program->data, sink);
 }
 
 }  // namespace accelcheck::neff

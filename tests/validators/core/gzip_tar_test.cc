@@ -101,24 +101,31 @@ TEST(Gzip, TheCrcBesideAgreesWithTheCrcAfter) {
   const Bytes stream = Deflate(data);
   ASSERT_LT(stream.size() * 16, data.size());
   gzip::Error error;
-  const auto member = gzip::Inflate(stream, {}, &error, gzip::Crc::kBeside);
+  std::vector<uint64_t> consumed;
+  const auto member = gzip::Inflate(
+      stream, {}, &error,
+      {.crc = gzip::Crc::kBeside, .consumed = [&](uint64_t n) { consumed.push_back(n); }});
   ASSERT_TRUE(member) << error.message;
   EXPECT_TRUE(member->data == data);
   EXPECT_EQ(member->end, stream.size());
+  // Told as zlib goes, up to the deflate data's end before the trailer.
+  ASSERT_GT(consumed.size(), 1u);
+  EXPECT_TRUE(std::is_sorted(consumed.begin(), consumed.end()));
+  EXPECT_EQ(consumed.back(), member->end - 8);
 
   Bytes crc = stream;
   crc[crc.size() - 8] ^= 1;
   for (const gzip::Crc where : {gzip::Crc::kAfter, gzip::Crc::kBeside}) {
-    EXPECT_FALSE(gzip::Inflate(crc, {}, &error, where));
+    EXPECT_FALSE(gzip::Inflate(crc, {}, &error, {.crc = where}));
     EXPECT_EQ(error.problem, gzip::Problem::kChecksum);
     EXPECT_EQ(error.offset, stream.size() - 8);
   }
   // A limit stops the inflating while the CRC thread follows it.
-  EXPECT_FALSE(
-      gzip::Inflate(stream, {.max_inflated = data.size() - 1}, &error, gzip::Crc::kBeside));
+  EXPECT_FALSE(gzip::Inflate(stream, {.max_inflated = data.size() - 1}, &error,
+                             {.crc = gzip::Crc::kBeside}));
   EXPECT_EQ(error.problem, gzip::Problem::kTooLarge);
-  EXPECT_FALSE(
-      gzip::Inflate(Bytes(stream.begin(), stream.end() - 20), {}, &error, gzip::Crc::kBeside));
+  EXPECT_FALSE(gzip::Inflate(Bytes(stream.begin(), stream.end() - 20), {}, &error,
+                             {.crc = gzip::Crc::kBeside}));
   EXPECT_EQ(error.problem, gzip::Problem::kTruncated);
 }
 
