@@ -178,7 +178,7 @@ struct Inflated {
 // From this size on, a payload inflates on a second thread while this one
 // hashes it, and a third computes the inflated bytes' CRC-32 as they come:
 // a thread costs less than the hash then (bench/README.md "NEFF").
-constexpr uint64_t kConcurrentInflateBytes = uint64_t{1} << 20;
+constexpr uint64_t kConcurrentInflateBytes = uint64_t{128} << 10;
 
 // `consumed` is told how much of the payload zlib has read.
 Inflated InflatePayload(ByteView payload, const Limits& limits,

@@ -1,4 +1,4 @@
-// A payload of a megabyte or more inflates on a second thread while it is
+// A payload of 128 KiB or more inflates on a second thread while it is
 // hashed (validators/neff/container.cc), and engines of a megabyte or more
 // are checked side by side (validate_dma.cc): the file validates as a small
 // one does, a stale hash is still reported before the gzip stream's error,
