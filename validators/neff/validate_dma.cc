@@ -4,8 +4,8 @@
 #include <array>
 #include <future>
 #include <numeric>
-#include <ranges>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 #include "validators/core/beside.h"
@@ -447,8 +447,7 @@ struct Gap {
   int64_t rank = 0;
   int64_t distinct = 0;
 };
-template <typename Range>
-Gap FindGap(const Range& ids) {
+Gap FindGap(std::span<const SortedId> ids) {
   Gap gap;
   const SortedId* previous = nullptr;
   for (const SortedId& s : ids) {
@@ -481,7 +480,7 @@ void CheckBlockIds(const std::vector<BlockKey>& blocks, const Definition& def,
   for (auto begin = sorted.begin(); begin != sorted.end();) {
     const auto end = std::find_if(begin, sorted.end(),
                                   [&](const SortedId& s) { return s.queue != begin->queue; });
-    if (Gap gap = FindGap(std::ranges::subrange(begin, end)); gap.block) {
+    if (Gap gap = FindGap({begin, end}); gap.block) {
       queue_gaps.push_back(gap);
     }
     begin = end;
