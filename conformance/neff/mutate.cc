@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "conformance/gzip_writer.h"
 #include "conformance/neff/bases.h"
 #include "conformance/neff/model.h"
 #include "validators/core/bytes.h"
@@ -1086,7 +1087,9 @@ std::optional<Buffer> Write(const Ctx& c) {
   const Package package = ToPackage(c.neff);
   WrittenTar tar = WriteTar(package.entries, package.dialect);
   if (c.tar_patch && !c.tar_patch(tar)) return std::nullopt;
-  Buffer payload = package.compression == Compression::kGzip ? Gzip(tar.bytes) : tar.bytes;
+  Buffer payload = package.compression == Compression::kGzip
+                       ? accelcheck::conformance::Gzip(tar.bytes)
+                       : tar.bytes;
   if (package.pad_block > 1) payload.resize(AlignUp(payload.size(), package.pad_block), 0);
   if (c.payload_patch && !c.payload_patch(payload)) return std::nullopt;
   Buffer file = Seal(package.header, payload, package.hash_order);

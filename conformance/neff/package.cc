@@ -1,12 +1,11 @@
 #include "conformance/neff/package.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
+#include "conformance/gzip_writer.h"
 #include "validators/core/digest.h"
 #include "validators/core/gzip.h"
 #include "validators/core/tar.h"
@@ -124,25 +123,6 @@ void AppendData(std::vector<uint8_t>& out, ByteView data) {
   out.resize(RoundUp(out.size(), kTarBlock), 0);
 }
 
-// --- gzip ----------------------------------------------------------------
-
-std::vector<uint8_t> RawDeflate(ByteView data) {
-  z_stream z{};
-  if (deflateInit2(&z, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    throw std::runtime_error("deflateInit2 failed");
-  }
-  std::vector<uint8_t> out(deflateBound(&z, static_cast<uLong>(data.size())));
-  z.next_in = const_cast<Bytef*>(data.data());
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = out.data();
-  z.avail_out = static_cast<uInt>(out.size());
-  const int status = deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  if (status != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
-  return out;
-}
-
 }  // namespace
 
 std::string FieldText(std::span<const uint8_t> field) {
@@ -256,22 +236,9 @@ void RewriteTarChecksum(std::span<uint8_t> tar, uint64_t header) {
   PutChecksum(tar.subspan(header, kTarBlock));
 }
 
-std::vector<uint8_t> Gzip(ByteView data) {
-  // ID1 ID2 CM, FLG 0, MTIME 0, XFL 2 (slowest, best compression), OS 3.
-  std::vector<uint8_t> out = {0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 2, 3};
-  const std::vector<uint8_t> deflated = RawDeflate(data);
-  out.insert(out.end(), deflated.begin(), deflated.end());
-  uint8_t trailer[8];
-  const uLong crc = crc32(crc32(0, nullptr, 0), data.data(), static_cast<uInt>(data.size()));
-  PutLE<uint32_t>(trailer, 0, static_cast<uint32_t>(crc));
-  PutLE<uint32_t>(trailer, 4, static_cast<uint32_t>(data.size()));
-  out.insert(out.end(), std::begin(trailer), std::end(trailer));
-  return out;
-}
-
 std::vector<uint8_t> Payload(const Package& package) {
   std::vector<uint8_t> payload = WriteTar(package.entries, package.dialect).bytes;
-  if (package.compression == Compression::kGzip) payload = Gzip(payload);
+  if (package.compression == Compression::kGzip) payload = accelcheck::conformance::Gzip(payload);
   payload.resize(RoundUp(payload.size(), package.pad_block), 0);
   return payload;
 }

@@ -129,9 +129,6 @@ WrittenTar WriteTar(const std::vector<TarEntry>& entries, Dialect dialect);
 // Writes the checksum of the header block at `header` of `tar` again.
 void RewriteTarChecksum(std::span<uint8_t> tar, uint64_t header);
 
-// One gzip member (RFC 1952) of `data`: no name, mtime 0, OS 3 (Unix).
-std::vector<uint8_t> Gzip(ByteView data);
-
 struct Package {
   Header header;
   std::vector<TarEntry> entries;

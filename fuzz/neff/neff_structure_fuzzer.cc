@@ -35,6 +35,7 @@
 #include <variant>
 #include <vector>
 
+#include "conformance/gzip_writer.h"
 #include "conformance/neff/bases.h"
 #include "conformance/neff/model.h"
 #include "conformance/neff/package.h"
@@ -405,7 +406,9 @@ Buffer Repack(const nc::Neff& neff, const std::optional<TarByte>& patch) {
       }
     }
   }
-  Buffer payload = package.compression == nc::Compression::kGzip ? nc::Gzip(tar.bytes) : tar.bytes;
+  Buffer payload = package.compression == nc::Compression::kGzip
+                       ? accelcheck::conformance::Gzip(tar.bytes)
+                       : tar.bytes;
   payload.resize((payload.size() + nc::kPadBlock - 1) / nc::kPadBlock * nc::kPadBlock, 0);
   return nc::Seal(package.header, payload, package.hash_order);
 }
