@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the project's own example files: builds every .pte recipe in
 # conformance/pte/recipes/ and validates the programs; writes a Gemini network
-# with the reference scheduler, validates it against its frontend IR, simulates
-# it and runs it (tiled against untiled, tensors at their L2 addresses); then
+# with the reference scheduler, validates it against its frontend IR (also
+# gzipped), simulates it and runs it (tiled against untiled, tensors at their
+# L2 addresses); then
 # generates the conformance suite of every format and checks it, runs the
 # Edge TPU driver's host work on its valid Edge TPU models, and the NEFF DMA
 # executor on its valid NEFFs.
@@ -23,6 +24,9 @@ done
 "$accelcheck" simulate "$out/gemini/net.json" --svg "$out/gemini/net.svg" -o "$out/gemini/net.simulation.json"
 echo "wrote $out/gemini/net.svg and net.simulation.json"
 "$accelcheck" run "$out/gemini/net.json" --frontend "$out/gemini/net.frontend.json" --l2-addressed
+# The same schedule gzipped, as large schedules travel: validated from its inflated bytes.
+gzip -c "$out/gemini/net.json" > "$out/gemini/net.json.gz"
+"$accelcheck" validate "$out/gemini/net.json.gz" --frontend "$out/gemini/net.frontend.json"
 
 "$accelcheck" conformance --generate "$out/suite" >/dev/null
 "$accelcheck" conformance "$out/suite" | tail -1

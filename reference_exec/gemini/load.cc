@@ -1,5 +1,6 @@
 #include "reference_exec/gemini/load.h"
 
+#include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
 #include "validators/gemini/decode.h"
@@ -9,12 +10,8 @@ namespace accelcheck::gemini {
 
 std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& frontend_path,
                                const LoadOptions& options, DiagnosticSink& sink) {
-  std::string error;
-  auto buffer = ReadFileLimited(path, options.limits.max_file_size, &error);
-  if (!buffer) {
-    sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path}, error);
-    return std::nullopt;
-  }
+  std::optional<InputBuffer> buffer = ReadModelFile(path, options.limits, sink);
+  if (!buffer) return std::nullopt;
   if (!LooksLikeIr(buffer->bytes())) {
     sink.Report(core_rules::kFormatUnknown, Location{}, "the file is not a Gemini scheduler IR");
     return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/flatbuffer.h"
 #include "validators/core/format.h"
@@ -183,12 +184,8 @@ std::optional<ByteView> LoadedProgram::MutableInitial(uint32_t index) const {
 
 std::optional<LoadedProgram> LoadProgram(const std::string& path, const LoadOptions& options,
                                          DiagnosticSink& sink) {
-  std::string error;
-  auto file = ReadFileLimited(path, options.limits.max_file_size, &error);
-  if (!file) {
-    sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path}, error);
-    return std::nullopt;
-  }
+  std::optional<InputBuffer> file = ReadModelFile(path, options.limits, sink);
+  if (!file) return std::nullopt;
   std::vector<std::string> data_paths = options.data;
   if (data_paths.empty()) {
     std::filesystem::path sibling(path);
@@ -199,11 +196,8 @@ std::optional<LoadedProgram> LoadProgram(const std::string& path, const LoadOpti
   }
   std::vector<InputBuffer> data;
   for (const std::string& data_path : data_paths) {
-    auto buffer = ReadFileLimited(data_path, options.limits.max_file_size, &error);
-    if (!buffer) {
-      sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, data_path}, error);
-      return std::nullopt;
-    }
+    std::optional<InputBuffer> buffer = ReadModelFile(data_path, options.limits, sink);
+    if (!buffer) return std::nullopt;
     data.push_back(std::move(*buffer));
   }
   ValidateContext context;

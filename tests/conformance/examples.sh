@@ -3,10 +3,10 @@
 # the build under test: generate every recipe (a recipe with EXTERNAL tensors
 # also writes its .ptd), check that every .ptd has its program, and validate
 # the directory (each .pte with the .ptd next to it); then write a Gemini
-# network, validate it against its frontend IR, simulate and run it; then
-# the Edge TPU part: the suite's valid models validated together, linked,
-# replayed and one output re-laid out; then the suite's valid NEFFs validated
-# and the stream example's DMA blocks run.
+# network, validate it against its frontend IR (also gzipped), simulate and
+# run it; then the Edge TPU part: the suite's valid models validated
+# together, linked, replayed and one output re-laid out; then the suite's
+# valid NEFFs validated and the stream example's DMA blocks run.
 set -eu
 accelcheck=$1 recipes=$2 out=$3
 rm -rf "$out" && mkdir -p "$out"
@@ -25,6 +25,8 @@ mkdir -p "$gemini"
 "$accelcheck" generate gemini --mesh 2x2 --layers conv,pool,conv,add,fc -o "$gemini/net.json"
 "$accelcheck" validate "$gemini/net.json" --frontend "$gemini/net.frontend.json"
 "$accelcheck" simulate "$gemini/net.json" --svg "$gemini/net.svg" -o "$gemini/net.simulation.json"
+gzip -c "$gemini/net.json" > "$gemini/net.json.gz"
+"$accelcheck" validate "$gemini/net.json.gz" --frontend "$gemini/net.frontend.json"
 test -s "$gemini/net.svg"
 "$accelcheck" run "$gemini/net.json" --frontend "$gemini/net.frontend.json" --l2-addressed |
   grep -q '"tiled_equals_untiled": true'

@@ -2,15 +2,19 @@
 // input that breaks exactly one rule. `--list [--format F]` prints the rules
 // each format's mutator can break. FILE may be a .pte or a .ptd, a Tensil
 // .tmodel (written as OUT.tmodel with OUT.tprog and OUT.tdata beside it) or a
-// Gemini scheduler IR. Companions (--data, --frontend) are the files the
+// Gemini scheduler IR, each also as a gzip stream of it (the result is
+// written inflated). Companions (--data, --frontend) are the files the
 // input is validated with; a rule between two files shows only when the
 // result is validated with them.
+#include <filesystem>
 #include <iostream>
 
 #include "conformance/mutator.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
 #include "tools/accelcheck/registry.h"
+#include "validators/core/compressed.h"
+#include "validators/core/output_file.h"
 
 namespace accelcheck::cli {
 
@@ -69,6 +73,36 @@ void PrintWritten(const conformance::WrittenMutation& written, const Rule& rule,
   std::cout << "\n";
 }
 
+// A gzip input is mutated from its inflated bytes. The mutators read an
+// input by its path, so the inflated file is staged in a directory of its
+// own beside the output, removed when the command ends.
+ExitCode StageInflated(const std::string& out_path, MutationInput* input,
+                       std::optional<InputBuffer>* bytes,
+                       std::optional<StagingDirectory>* staging) {
+  DiagnosticSink sink(Profile{}, input->path);
+  std::optional<InputBuffer> plain = Decompress(**bytes, Limits{}, sink);
+  if (!plain) {
+    for (const Diagnostic& d : sink.diagnostics()) {
+      std::cerr << "accelcheck mutate: " << input->path << ": " << d.rule->id << ": " << d.message
+                << "\n";
+    }
+    return ExitCode::kErrors;
+  }
+  std::string error;
+  const std::filesystem::path out_dir = std::filesystem::path(out_path).parent_path();
+  std::optional<StagingDirectory> dir =
+      StagingDirectory::In(out_dir.empty() ? "." : out_dir, &error);
+  if (!dir) return IoError(MutateSpec(), error);
+  staging->emplace(std::move(*dir));
+  std::string name = std::filesystem::path(input->path).filename().string();
+  if (name.ends_with(".gz")) name.resize(name.size() - 3);
+  const std::filesystem::path staged = (*staging)->path() / name;
+  if (!WriteOutputFile(staged, plain->bytes(), &error)) return IoError(MutateSpec(), error);
+  input->path = staged.string();
+  *bytes = std::move(plain);
+  return ExitCode::kConforms;
+}
+
 ExitCode Mutate(const ParsedArgs& parsed) {
   const CommandSpec& spec = MutateSpec();
   if (parsed.Has("list")) return List(parsed);
@@ -88,22 +122,27 @@ ExitCode Mutate(const ParsedArgs& parsed) {
 
   MutationInput input{parsed.positional[0], parsed.All("data")};
   for (const std::string& frontend : parsed.All("frontend")) input.companions.push_back(frontend);
-  const std::optional<InputBuffer> bytes =
-      ReadFileLimited(input.path, Limits{}.max_file_size, &error);
+  const std::string name = input.path;
+  std::optional<InputBuffer> bytes = ReadFileLimited(input.path, Limits{}.max_file_size, &error);
   if (!bytes) {
-    std::cerr << "accelcheck mutate: " << input.path << ": " << error << "\n";
+    std::cerr << "accelcheck mutate: " << name << ": " << error << "\n";
     return ExitCode::kFailure;
+  }
+  std::optional<StagingDirectory> inflated;
+  if (IsCompressed(bytes->bytes())) {
+    const ExitCode staged = StageInflated(*out_path, &input, &bytes, &inflated);
+    if (staged != ExitCode::kConforms) return staged;
   }
   const FormatEntry* format = DetectFormat(bytes->bytes());
   const Provider* provider = format ? format->conformance : nullptr;
   if (provider == nullptr) {
-    std::cerr << "accelcheck mutate: " << input.path << ": no mutator for this file's format\n";
+    std::cerr << "accelcheck mutate: " << name << ": no mutator for this file's format\n";
     return ExitCode::kErrors;
   }
   const conformance::MutationResult written =
       conformance::MutateFile(format->validator, *provider, input, *rule, seed, *out_path);
   if (const auto* declined = std::get_if<conformance::Declined>(&written)) {
-    std::cerr << "accelcheck mutate: " << input.path << ": " << declined->reason << "\n";
+    std::cerr << "accelcheck mutate: " << name << ": " << declined->reason << "\n";
     return ExitCode::kErrors;
   }
   if (const auto* failed = std::get_if<conformance::WriteFailed>(&written))

@@ -301,12 +301,18 @@ void ExpandInput(const std::string& path, const Profile& profile, std::vector<Ta
   for (std::string& file : files) tasks->push_back({{std::move(file), true, path}, std::nullopt});
 }
 
+// The name a file's format may be guessed from: an inflated file's without
+// its ".gz".
+std::string NameOfContent(const std::string& path, bool inflated) {
+  return inflated && path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+}
+
 // The format that detects the file; in a directory, also one it resembles
 // (a damaged file of that format is validated and reported, never skipped).
-const Format* FormatOf(const Input& input, const InputBuffer& buffer) {
+const Format* FormatOf(const Input& input, const InputBuffer& buffer, bool inflated) {
   const FormatEntry* format = DetectFormat(buffer.bytes());
   if (format == nullptr && input.from_directory && buffer.size() > 0)
-    format = ResembledFormat(input.path, buffer.bytes());
+    format = ResembledFormat(NameOfContent(input.path, inflated), buffer.bytes());
   return format != nullptr ? &format->validator : nullptr;
 }
 
@@ -317,11 +323,13 @@ void NotValidated(const Input& input, const InputBuffer& buffer, const ValidateO
                   FileResult& result) {
   const std::optional<std::string_view> unsupported = UnsupportedFormat(buffer.bytes());
   if (input.from_directory && !options.fail_on_skip) {
+    const bool inflated = result.sink.Has(core_rules::kGzipInflated);
     result.skipped = true;
-    result.skip_reason = buffer.size() == 0 ? "empty file"
-                         : unsupported
-                             ? std::string(*unsupported)
-                             : Str("content matches no supported format (", FormatIds(), ")");
+    result.skip_reason =
+        buffer.size() == 0 ? (inflated ? "a gzip stream that inflates to nothing" : "empty file")
+        : unsupported      ? std::string(*unsupported)
+                           : Str(inflated ? "a gzip stream whose inflated content" : "content",
+                            " matches no supported format (", FormatIds(), ")");
   } else if (unsupported) {
     result.sink.Report(core_rules::kFormatUnsupported, {}, std::string(*unsupported));
   } else if (buffer.size() == 0) {
@@ -350,7 +358,9 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options,
   context.deadline = Deadline(options.limits.time_budget_ms);
   const std::optional<InputBuffer> buffer = ReadInput(input.path, options.limits, result.sink);
   if (!buffer) return result;
-  const Format* format = options.forced != nullptr ? options.forced : FormatOf(input, *buffer);
+  const Format* format = options.forced != nullptr
+                             ? options.forced
+                             : FormatOf(input, *buffer, result.sink.Has(core_rules::kGzipInflated));
   if (format == nullptr) {
     NotValidated(input, *buffer, options, result);
     OutOfTime(context, result.sink);

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <vector>
 
+#include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/text.h"
 
@@ -39,12 +40,8 @@ std::optional<InputBuffer> ReadStandardInput(const Limits& limits, DiagnosticSin
   return InputBuffer::Copy(bytes);
 }
 
-}  // namespace
-
-std::string DisplayName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
-
-std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limits,
-                                     DiagnosticSink& sink) {
+std::optional<InputBuffer> ReadFile(const std::string& path, const Limits& limits,
+                                    DiagnosticSink& sink) {
   if (path == "-") return ReadStandardInput(limits, sink);
   // The size limit is a limit (exit 3 as "not checked"), not an I/O error, so
   // it is told apart before the read.
@@ -58,6 +55,17 @@ std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limi
   std::optional<InputBuffer> buffer = ReadFileLimited(path, limits.max_file_size, &error);
   if (!buffer) sink.Report(core_rules::kIoRead, {}, Str("cannot read ", Quoted(path), ": ", error));
   return buffer;
+}
+
+}  // namespace
+
+std::string DisplayName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limits,
+                                     DiagnosticSink& sink) {
+  std::optional<InputBuffer> file = ReadFile(path, limits, sink);
+  if (!file || !IsCompressed(file->bytes())) return file;
+  return Decompress(*file, limits, sink);
 }
 
 std::vector<Flag> LimitFlags() {

@@ -20,8 +20,10 @@ namespace accelcheck::cli {
 // "<stdin>" for "-", otherwise `path`.
 std::string DisplayName(const std::string& path);
 
-// Reads `path` ("-": standard input) under --max-file-size. When it cannot,
-// reports core.limit.max-file-size or core.io.read to `sink`.
+// Reads `path` ("-": standard input) under --max-file-size, and inflates
+// it when it is a gzip stream (validators/core/compressed.h). When it
+// cannot, reports core.limit.max-file-size, core.io.read, core.gzip.stream
+// or an inflating limit to `sink`.
 std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limits,
                                      DiagnosticSink& sink);
 

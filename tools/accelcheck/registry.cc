@@ -86,7 +86,10 @@ const FormatEntry* ResembledFormat(const std::string& path, ByteView bytes) {
 }
 
 std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
-  if (HasBytesAt(bytes, 0, "\x1f\x8b")) return "a gzip stream (compressed inputs are not read yet)";
+  // A gzip input is inflated once (validators/core/compressed.h): what is
+  // still gzip is a stream inside it.
+  if (HasBytesAt(bytes, 0, "\x1f\x8b"))
+    return "a gzip stream inside a gzip stream (one is inflated)";
   return std::nullopt;
 }
 

@@ -25,6 +25,7 @@ uint8_t* AllocateAligned(size_t size) {
 }  // namespace
 
 void detail::InputFree::operator()(uint8_t* p) const {
+  if (adopted) return;  // the vector frees its own
   if (mapped_length != 0) {
     munmap(p, mapped_length);
   } else {
@@ -63,6 +64,19 @@ InputBuffer InputBuffer::Copy(ByteView bytes) {
   buffer.data_.reset(AllocateAligned(bytes.size()));
   if (!bytes.empty()) std::memcpy(buffer.data_.get(), bytes.data(), bytes.size());
   buffer.size_ = bytes.size();
+  return buffer;
+}
+
+InputBuffer InputBuffer::Adopt(std::vector<uint8_t> bytes) {
+  if (bytes.empty() ||
+      reinterpret_cast<uintptr_t>(bytes.data()) % static_cast<size_t>(kAlignment) != 0) {
+    return Copy(bytes);
+  }
+  InputBuffer buffer;
+  buffer.size_ = bytes.size();
+  buffer.adopted_ = std::move(bytes);
+  buffer.data_ = std::unique_ptr<uint8_t[], detail::InputFree>(buffer.adopted_.data(),
+                                                               detail::InputFree{0, true});
   return buffer;
 }
 

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace accelcheck {
 
@@ -46,6 +47,7 @@ namespace detail {
 // Frees an InputBuffer's bytes: a mapping, or memory from operator new.
 struct InputFree {
   size_t mapped_length = 0;  // 0: allocated with operator new
+  bool adopted = false;      // the bytes of the buffer's own vector
   void operator()(uint8_t* p) const;
 };
 }  // namespace detail
@@ -60,6 +62,9 @@ class InputBuffer {
  public:
   InputBuffer() = default;
   static InputBuffer Copy(ByteView bytes);
+  // Takes `bytes` without copying them (copies when the vector's storage is
+  // not 16-byte aligned, or empty).
+  static InputBuffer Adopt(std::vector<uint8_t> bytes);
 
   ByteView bytes() const { return {data_.get(), size_}; }
   const uint8_t* data() const { return data_.get(); }
@@ -80,6 +85,7 @@ class InputBuffer {
  private:
   std::unique_ptr<uint8_t[], detail::InputFree> data_;
   size_t size_ = 0;
+  std::vector<uint8_t> adopted_;  // what data_ points into, for Adopt
   friend std::optional<InputBuffer> ReadFileLimited(const std::string&, uint64_t, std::string*);
 };
 

@@ -1,0 +1,106 @@
+#include "validators/core/compressed.h"
+
+#include <vector>
+
+#include "validators/core/core_rules.h"
+#include "validators/core/gzip.h"
+#include "validators/core/text.h"
+
+namespace accelcheck {
+
+namespace {
+
+// From this many compressed bytes on, a thread follows the inflating with
+// the CRC-32 (gzip::Crc::kBeside).
+constexpr uint64_t kCrcBesideBytes = uint64_t{128} << 10;
+
+void ReportStreamError(const gzip::Error& error, uint64_t member_start, const Limits& limits,
+                       DiagnosticSink& sink) {
+  const uint64_t at = member_start + error.offset;
+  switch (error.problem) {
+    case gzip::Problem::kTooLarge:
+      sink.Report(core_rules::kLimitInflatedBytes, Location{at, std::nullopt, ""},
+                  Str("the gzip stream inflates to more than --max-inflated-bytes ",
+                      limits.max_inflated_bytes, " bytes"));
+      return;
+    case gzip::Problem::kRatio:
+      sink.Report(core_rules::kLimitCompressionRatio, Location{at, std::nullopt, ""},
+                  Str("the gzip stream inflates to more than --max-compression-ratio ",
+                      limits.max_compression_ratio, " times its size"));
+      return;
+    default:
+      sink.Report(core_rules::kGzipStream, Location{at, std::nullopt, ""},
+                  Str("the gzip member at ", Hex(member_start), ": ", error.message));
+  }
+}
+
+}  // namespace
+
+// The two identification bytes alone: a gzip header of another compression
+// method is reported as a stream that does not inflate.
+bool IsCompressed(ByteView file) { return HasBytesAt(file, 0, "\x1f\x8b"); }
+
+std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& limits,
+                                      DiagnosticSink& sink) {
+  const ByteView bytes = file.bytes();
+  // The inflated bytes may reach `cap` in all: the limit, and the ratio
+  // over the whole file.
+  const uint64_t ratio_cap =
+      limits.max_compression_ratio != 0 && bytes.size() > UINT64_MAX / limits.max_compression_ratio
+          ? UINT64_MAX
+          : bytes.size() * limits.max_compression_ratio;
+  std::vector<uint8_t> inflated;
+  uint64_t start = 0;
+  uint64_t members = 0;
+  while (start < bytes.size()) {
+    const ByteView rest = bytes.subspan(start);
+    if (members != 0 && !IsCompressed(rest)) {
+      sink.Report(core_rules::kGzipStream, Location{start, rest.size(), ""},
+                  Str(rest.size(), " bytes after the gzip member that ends at ", Hex(start),
+                      " are not another member"));
+      return std::nullopt;
+    }
+    // Each member inflates within what the earlier ones left of the limits.
+    const bool by_ratio = ratio_cap < limits.max_inflated_bytes;
+    const uint64_t room = (by_ratio ? ratio_cap : limits.max_inflated_bytes) - inflated.size();
+    gzip::Error error;
+    std::optional<gzip::Member> member = gzip::Inflate(
+        rest, {.max_inflated = room, .max_ratio = UINT64_MAX}, &error,
+        {.crc = rest.size() >= kCrcBesideBytes ? gzip::Crc::kBeside : gzip::Crc::kAfter,
+         // The compressed pages zlib has read can go (a mapped file's).
+         .consumed = [&file, start](uint64_t consumed) { file.ReleaseBefore(start + consumed); }});
+    if (!member) {
+      if (error.problem == gzip::Problem::kTooLarge && by_ratio) {
+        error.problem = gzip::Problem::kRatio;
+      }
+      ReportStreamError(error, start, limits, sink);
+      return std::nullopt;
+    }
+    if (inflated.empty()) {
+      inflated = std::move(member->data);
+    } else {
+      inflated.insert(inflated.end(), member->data.begin(), member->data.end());
+    }
+    start += member->end;
+    ++members;
+  }
+  sink.Report(core_rules::kGzipInflated, {},
+              Str("the file is a gzip stream of ", bytes.size(), " bytes",
+                  members > 1 ? Str(" in ", members, " members") : std::string(), ", inflated to ",
+                  inflated.size(), " bytes: the offsets of findings are in the inflated bytes"));
+  return InputBuffer::Adopt(std::move(inflated));
+}
+
+std::optional<InputBuffer> ReadModelFile(const std::string& path, const Limits& limits,
+                                         DiagnosticSink& sink) {
+  std::string error;
+  std::optional<InputBuffer> file = ReadFileLimited(path, limits.max_file_size, &error);
+  if (!file) {
+    sink.Report(core_rules::kIoRead, Location{std::nullopt, std::nullopt, path}, error);
+    return std::nullopt;
+  }
+  if (!IsCompressed(file->bytes())) return file;
+  return Decompress(*file, limits, sink);
+}
+
+}  // namespace accelcheck

@@ -1,0 +1,34 @@
+// Inputs that travel compressed (docs/ARCHITECTURE.md "Compressed inputs"):
+// a file that is a gzip stream, found by its magic bytes and not by its
+// name, is inflated under --max-inflated-bytes and --max-compression-ratio,
+// every member of it as gzip -d reads them, and the formats read the
+// inflated bytes.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "validators/core/bytes.h"
+#include "validators/core/limits.h"
+#include "validators/core/sink.h"
+
+namespace accelcheck {
+
+// True when `file` starts with gzip's identification bytes "1f 8b".
+bool IsCompressed(ByteView file);
+
+// The inflated bytes of the gzip stream `file`. Nothing when a member does
+// not decode, bytes other than another member follow one, or a limit is
+// passed, each reported to `sink` at its offset in `file`. On success a
+// note tells that the offsets of later findings are in the inflated bytes.
+std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& limits,
+                                      DiagnosticSink& sink);
+
+// Reads the file `path` under --max-file-size and inflates it when it is a
+// gzip stream. Nothing when it cannot: core.io.read, or the stream's or a
+// limit's rule, reported to `sink` (what the reference executors load
+// their models with).
+std::optional<InputBuffer> ReadModelFile(const std::string& path, const Limits& limits,
+                                         DiagnosticSink& sink);
+
+}  // namespace accelcheck
