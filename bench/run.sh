@@ -72,6 +72,17 @@ for run in 1 2 3; do
     build/tools/accelcheck validate "$gemini_ir" >/dev/null
 done
 
+echo "== Gemini IR gzipped: accelcheck validate on the .gz, on the plain file, and gzip -dc alone, three runs each, alternating"
+gzip -c "$gemini_ir" > "$gemini_ir.gz"
+for run in 1 2 3; do
+  /usr/bin/time -f "accelcheck validate .gz  %e s  user %U s  sys %S s  peak %M KiB" \
+    build/tools/accelcheck validate "$gemini_ir.gz" >/dev/null
+  /usr/bin/time -f "accelcheck validate      %e s  user %U s  sys %S s  peak %M KiB" \
+    build/tools/accelcheck validate "$gemini_ir" >/dev/null
+  /usr/bin/time -f "gzip -dc                 %e s  user %U s  sys %S s  peak %M KiB" \
+    sh -c 'gzip -dc "$1" >/dev/null' sh "$gemini_ir.gz"
+done
+
 if [ -d ../shared/corpus/gemini/scheduler_ir ]; then
   echo "== Gemini real files: validation (best of 20), simulator and functional executor"
   for f in ../shared/corpus/gemini/scheduler_ir/*.json; do build/bench/gemini_bench validate "$f" 20; done
