@@ -13,8 +13,6 @@
 #include "conformance/gzip_writer.h"
 #include "conformance/neff/builder.h"
 #include "conformance/neff/model.h"
-#include "conformance/pte/recipes.h"
-#include "conformance/pte/serialize.h"
 #include "tests/support/small_program.h"
 #include "tests/tools/cli_fixture.h"
 #include "validators/core/npy.h"
@@ -24,15 +22,6 @@ namespace accelcheck::testing {
 namespace {
 
 using nlohmann::json;
-
-std::vector<uint8_t> Program() {
-  return pte::Serialize(pte::BuildRecipe(json::parse(R"({"plans": [{
-      "name": "forward",
-      "values": [{"name": "x", "tensor": {"dtype": "float", "sizes": [2]}},
-                 {"name": "y", "tensor": {"dtype": "float", "sizes": [2]}}],
-      "inputs": ["x"], "outputs": ["y"],
-      "instructions": [{"kernel": "aten::relu.out", "args": ["x", "y"]}]}]})")));
-}
 
 std::vector<uint8_t> Schedule() {
   const std::string ir = gemini::CaseBaseIr();
@@ -67,7 +56,7 @@ class CompressedInputTest : public CliFixture {
 
 TEST_F(CompressedInputTest, AGzippedFileOfEachFormatValidatesAsItsInflatedBytes) {
   const std::vector<std::pair<std::string, std::vector<uint8_t>>> files = {
-      {"pte", Program()}, {"gemini", Schedule()}, {"neff", Neff()}};
+      {"pte", test::SmallProgram()}, {"gemini", Schedule()}, {"neff", Neff()}};
   for (const auto& [format, bytes] : files) {
     const json plain = ValidateJson({dir_.Write(format + ".model", bytes)}, 0);
     const json report = ValidateJson({dir_.Write(format + ".model.gz", Gzip(bytes))}, 0);
@@ -83,7 +72,7 @@ TEST_F(CompressedInputTest, AGzippedFileOfEachFormatValidatesAsItsInflatedBytes)
 }
 
 TEST_F(CompressedInputTest, FindingsAreAtTheOffsetsOfTheInflatedBytes) {
-  std::vector<uint8_t> pte = Program();
+  std::vector<uint8_t> pte = test::SmallProgram();
   pte.resize(pte.size() - 20);  // cut short: a finding at an offset near the end
   const json plain = ValidateJson({dir_.Write("cut.pte", pte)}, 1);
   const json report = ValidateJson({dir_.Write("cut.pte.gz", Gzip(pte))}, 1);
@@ -92,7 +81,7 @@ TEST_F(CompressedInputTest, FindingsAreAtTheOffsetsOfTheInflatedBytes) {
 }
 
 TEST_F(CompressedInputTest, TheInflatingLimitsHoldAtTheLimitAndStopAbove) {
-  const std::vector<uint8_t> bytes = Program();
+  const std::vector<uint8_t> bytes = test::SmallProgram();
   const std::vector<uint8_t> gz = Gzip(bytes);
   const std::string path = dir_.Write("limits.pte.gz", gz);
   ValidateJson({"--max-inflated-bytes", std::to_string(bytes.size()), path}, 0);
@@ -106,27 +95,27 @@ TEST_F(CompressedInputTest, TheInflatingLimitsHoldAtTheLimitAndStopAbove) {
 }
 
 TEST_F(CompressedInputTest, ABrokenStreamIsReportedAtItsByte) {
-  std::vector<uint8_t> gz = Gzip(Program());
+  std::vector<uint8_t> gz = Gzip(test::SmallProgram());
   gz[gz.size() - 8] ^= 0xFF;  // the CRC-32
   json report = ValidateJson({dir_.Write("crc.pte.gz", gz)}, 1);
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"core.gzip.stream"});
   EXPECT_EQ(report["files"][0]["diagnostics"][0]["offset"], gz.size() - 8) << report.dump(1);
   // Bytes after the last member that are no member of their own.
-  gz = Gzip(Program());
+  gz = Gzip(test::SmallProgram());
   const uint64_t end = gz.size();
   gz.insert(gz.end(), {'j', 'u', 'n', 'k'});
   report = ValidateJson({dir_.Write("junk.pte.gz", gz)}, 1);
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"core.gzip.stream"});
   EXPECT_EQ(report["files"][0]["diagnostics"][0]["offset"], end) << report.dump(1);
   // A gzip header with another compression method than deflate.
-  gz = Gzip(Program());
+  gz = Gzip(test::SmallProgram());
   gz[2] = 0;
   report = ValidateJson({dir_.Write("method.pte.gz", gz)}, 1);
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"core.gzip.stream"});
 }
 
 TEST_F(CompressedInputTest, MembersInflateOneAfterTheOther) {
-  const std::vector<uint8_t> pte = Program();
+  const std::vector<uint8_t> pte = test::SmallProgram();
   const size_t half = pte.size() / 2;
   std::vector<uint8_t> gz = Gzip({pte.begin(), pte.begin() + static_cast<std::ptrdiff_t>(half)});
   const std::vector<uint8_t> second =
@@ -161,8 +150,8 @@ TEST_F(CompressedInputTest, MutateBreaksOneRuleOfAGzippedFile) {
   const std::filesystem::path out_dir = dir_.path() / "out";
   std::filesystem::create_directories(out_dir);
   const std::string out = (out_dir / "bad.pte").string();
-  const ToolRun run = RunTool({"mutate", dir_.Write("add.pte.gz", Gzip(Program())), "--rule",
-                               "pte.file.version", "-o", out});
+  const ToolRun run = RunTool({"mutate", dir_.Write("add.pte.gz", Gzip(test::SmallProgram())),
+                               "--rule", "pte.file.version", "-o", out});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   const json report = ValidateJson({"--strict", out}, 1);
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"pte.file.version"});
@@ -171,7 +160,7 @@ TEST_F(CompressedInputTest, MutateBreaksOneRuleOfAGzippedFile) {
     left.push_back(entry.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"bad.pte"});
   // A stream that does not inflate is refused with its rule.
-  std::vector<uint8_t> broken = Gzip(Program());
+  std::vector<uint8_t> broken = Gzip(test::SmallProgram());
   broken.resize(broken.size() - 4);
   const ToolRun refused = RunTool(
       {"mutate", dir_.Write("cut.pte.gz", broken), "--rule", "pte.file.version", "-o", out});
@@ -199,7 +188,7 @@ TEST_F(CompressedInputTest, SimulateAndRunReadAGzippedModel) {
 }
 
 TEST_F(CompressedInputTest, ADirectoryValidatesItsGzippedFiles) {
-  dir_.Write("model.pte.gz", Gzip(Program()));
+  dir_.Write("model.pte.gz", Gzip(test::SmallProgram()));
   dir_.Write("notes.txt.gz", Gzip(std::vector<uint8_t>{'h', 'i', '\n'}));
   dir_.Write("empty.gz", Gzip({}));
   const json report = ValidateJson({dir_.path().string()}, 0);
