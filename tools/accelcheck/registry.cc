@@ -90,6 +90,9 @@ std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
   // still gzip is a stream inside it.
   if (HasBytesAt(bytes, 0, "\x1f\x8b"))
     return "a gzip stream inside a gzip stream (one is inflated)";
+  for (const FormatEntry& entry : Formats()) {
+    if (const auto what = entry.validator.Unsupported(bytes)) return what;
+  }
   return std::nullopt;
 }
 

@@ -62,6 +62,10 @@ class Format {
   // run validates it as this format, so that its problems are reported
   // rather than the file skipped.
   virtual bool Resembles(const std::string& path, ByteView bytes) const = 0;
+  // What a file of the format that accelcheck does not validate yet is, in
+  // words (a dialect it does not read), for core.format.unsupported; nothing
+  // for any other file.
+  virtual std::optional<std::string_view> Unsupported(ByteView) const { return std::nullopt; }
   // Decodes and validates, reporting every problem to `sink`.
   virtual void Validate(const InputBuffer& input, const ValidateContext& context,
                         DiagnosticSink& sink) const = 0;

@@ -896,4 +896,12 @@ bool LooksLikeIr(ByteView text) {
   return has_dram && has_core_list;
 }
 
+bool LooksLikeSetIr(ByteView text) {
+  const std::optional<std::string_view> head = JsonObjectHead(text);
+  if (!head) return false;
+  const auto has = [&](std::string_view key) { return head->find(key) != std::string_view::npos; };
+  return has("\"block\"") && has("\"priority\"") &&
+         (has("\"start_loading\"") || has("\"end_loading\""));
+}
+
 }  // namespace accelcheck::gemini

@@ -28,4 +28,9 @@ std::optional<std::string_view> JsonObjectHead(ByteView text);
 // top-level keys, and that names "buffersize" and "top_batch_cut" early.
 bool LooksLikeIr(ByteView text);
 
+// The scheduler IR of the SET generator (docs/formats/gemini.md §3): buffer
+// entries with `block` addresses, a `priority` and loading flags early in
+// the text.
+bool LooksLikeSetIr(ByteView text);
+
 }  // namespace accelcheck::gemini

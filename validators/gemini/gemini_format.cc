@@ -135,6 +135,12 @@ class GeminiFormatImpl final : public Format {
                     head->find("\"workload_id\"") != std::string_view::npos);
   }
 
+  std::optional<std::string_view> Unsupported(ByteView bytes) const override {
+    if (!LooksLikeSetIr(bytes)) return std::nullopt;
+    return "a Gemini scheduler IR in the SET generator's dialect (block addresses, priority, "
+           "start_loading; docs/formats/gemini.md §3), which accelcheck does not validate yet";
+  }
+
   std::string_view id() const override { return "gemini"; }
   std::string_view description() const override {
     return "Gemini scheduler IR (x_stschedule.json) and frontend IR, alone or as the IR's "
