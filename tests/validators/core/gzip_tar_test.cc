@@ -12,6 +12,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "tests/support/corpus.h"
+#include "validators/core/compressed.h"
+#include "validators/core/core_rules.h"
 #include "validators/core/gzip.h"
 #include "validators/core/tar.h"
 
@@ -331,6 +333,41 @@ RC_GTEST_PROP(Gzip, EveryTruncationIsReported, (uint16_t cut)) {
   gzip::Error error;
   RC_ASSERT(
       !gzip::Inflate(Bytes(stream.begin(), stream.begin() + cut % stream.size()), {}, &error));
+}
+
+// Compressed inputs (validators/core/compressed.h): data cut into members,
+// each gzipped, inflates back whole; every cut of the stream is reported,
+// never taken for data.
+RC_GTEST_PROP(Decompress, MembersInflateBackAndCutsAreReported,
+              (const std::vector<uint8_t>& data, uint8_t members, uint16_t cut)) {
+  const size_t parts = members % 4 + 1;
+  Bytes stream;
+  std::vector<uint64_t> ends;  // where each member ends in the stream
+  for (size_t i = 0; i < parts; ++i) {
+    const size_t begin = data.size() * i / parts, end = data.size() * (i + 1) / parts;
+    const Bytes member = Deflate(Bytes(data.begin() + static_cast<std::ptrdiff_t>(begin),
+                                       data.begin() + static_cast<std::ptrdiff_t>(end)));
+    stream.insert(stream.end(), member.begin(), member.end());
+    ends.push_back(stream.size());
+  }
+  DiagnosticSink sink(Profile{}, "in.gz");
+  const std::optional<InputBuffer> whole = Decompress(InputBuffer::Copy(stream), Limits{}, sink);
+  RC_ASSERT(whole.has_value());
+  RC_ASSERT(Bytes(whole->bytes().begin(), whole->bytes().end()) == data);
+  RC_ASSERT(sink.diagnostics().size() == 1u);
+  RC_ASSERT(sink.Has(core_rules::kGzipInflated));
+
+  const size_t n = cut % stream.size();
+  DiagnosticSink cut_sink(Profile{}, "cut.gz");
+  const std::optional<InputBuffer> part =
+      Decompress(InputBuffer::Copy(Bytes(stream.begin(), stream.begin() + n)), Limits{}, cut_sink);
+  // A cut at a member's end leaves whole members; any other cut fails.
+  if (std::find(ends.begin(), ends.end(), n) == ends.end() || n == 0) {
+    RC_ASSERT(!part.has_value() || n == 0);
+    if (n != 0) RC_ASSERT(cut_sink.Has(core_rules::kGzipStream));
+  } else {
+    RC_ASSERT(part.has_value());
+  }
 }
 
 }  // namespace
