@@ -294,8 +294,8 @@ class Machine {
       *error = "a side lacks its offset, sizes or steps (NEFF-36)";
       return false;
     }
-    if (DtypeBytes(side.dtype.value_or("uint8")) == 0) {
-      *error = Str("dtype ", Quoted(*side.dtype), " is not one of the 15 (NEFF-36)");
+    if (DtypeBytes(side.Dtype()) == 0) {
+      *error = Str("dtype ", Quoted(side.Dtype()), " is not one of the 15 (NEFF-36)");
       return false;
     }
     const Dims& sizes = *side.sizes;
@@ -468,7 +468,7 @@ void Encode(std::string_view dtype, double value, uint8_t* out) {
 
 bool Cast(const Descriptor& d, const std::vector<uint8_t>& in, std::vector<uint8_t>* out,
           std::string* error) {
-  const std::string from = d.from.dtype.value_or("uint8"), to = d.to.dtype.value_or("uint8");
+  const std::string_view from = d.from.Dtype(), to = d.to.Dtype();
   if (IsFloat8OrRounded(from) || IsFloat8OrRounded(to)) {
     *error = Str("a cast from ", from, " to ", to,
                  " needs an encoding no source gives (float8e3/e4/e5, float32r)");
@@ -569,11 +569,11 @@ bool StartValue(const Descriptor& d, std::optional<double>* start, std::string* 
 // start with the constant (or the first source) and take the least or
 // greatest, a NaN making the result NaN.
 bool Combine(const Descriptor& d, const std::vector<std::vector<uint8_t>>& sources,
-             const std::vector<std::string>& dtypes, std::vector<uint8_t>* out,
+             const std::vector<std::string_view>& dtypes, std::vector<uint8_t>* out,
              std::string* error) {
   const std::string_view op = d.Op();
-  const std::string to = d.to.dtype.value_or("uint8");
-  for (const std::string& dtype : dtypes) {
+  const std::string_view to = d.to.Dtype();
+  for (const std::string_view dtype : dtypes) {
     if (IsFloat8OrRounded(dtype)) {
       *error = Str(op, " reads ", dtype, ", whose encoding no source gives");
       return false;
@@ -640,7 +640,7 @@ bool RunDescriptor(Machine& m, const Descriptor& d, uint8_t engine, std::string*
     *error = Str("a ", op, " of several sources (from_arr) has no documented meaning");
     return false;
   }
-  if (op == "copy" && d.from.dtype.value_or("uint8") != d.to.dtype.value_or("uint8")) {
+  if (op == "copy" && d.from.Dtype() != d.to.Dtype()) {
     *error = "a copy between different dtypes has no documented meaning (NEFF-52)";
     return false;
   }
@@ -648,10 +648,10 @@ bool RunDescriptor(Machine& m, const Descriptor& d, uint8_t engine, std::string*
   if (IsArithmetic(op)) {
     const std::vector<Side> sources = d.from_arr ? *d.from_arr : std::vector<Side>{d.from};
     std::vector<std::vector<uint8_t>> streams(sources.size());
-    std::vector<std::string> dtypes;
+    std::vector<std::string_view> dtypes;  // of `sources`, which outlive them
     for (size_t k = 0; k < sources.size(); ++k) {
       if (!m.Gather(sources[k], engine, &streams[k], error)) return false;
-      dtypes.push_back(sources[k].dtype.value_or("uint8"));
+      dtypes.push_back(sources[k].Dtype());
     }
     if (!Combine(d, streams, dtypes, &out, error)) return false;
     return m.Scatter(d.to, engine, out, error);

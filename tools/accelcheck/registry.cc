@@ -6,6 +6,7 @@
 #include "conformance/pte/mutate.h"
 #include "conformance/tensil/mutate.h"
 #include "tools/accelcheck/golden_formats.h"
+#include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/text.h"
 #include "validators/edgetpu/edgetpu_format.h"
@@ -88,8 +89,7 @@ const FormatEntry* ResembledFormat(const std::string& path, ByteView bytes) {
 std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
   // A gzip input is inflated once (validators/core/compressed.h): what is
   // still gzip is a stream inside it.
-  if (HasBytesAt(bytes, 0, "\x1f\x8b"))
-    return "a gzip stream inside a gzip stream (one is inflated)";
+  if (IsCompressed(bytes)) return "a gzip stream inside a gzip stream (one is inflated)";
   for (const FormatEntry& entry : Formats()) {
     if (const auto what = entry.validator.Unsupported(bytes)) return what;
   }

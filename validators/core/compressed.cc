@@ -10,10 +10,6 @@ namespace accelcheck {
 
 namespace {
 
-// From this many compressed bytes on, a thread follows the inflating with
-// the CRC-32 (gzip::Crc::kBeside).
-constexpr uint64_t kCrcBesideBytes = uint64_t{128} << 10;
-
 void ReportStreamError(const gzip::Error& error, uint64_t member_start, const Limits& limits,
                        DiagnosticSink& sink) {
   const uint64_t at = member_start + error.offset;
@@ -66,7 +62,7 @@ std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& lim
     gzip::Error error;
     std::optional<gzip::Member> member = gzip::Inflate(
         rest, {.max_inflated = room, .max_ratio = UINT64_MAX}, &error,
-        {.crc = rest.size() >= kCrcBesideBytes ? gzip::Crc::kBeside : gzip::Crc::kAfter,
+        {.crc = gzip::CrcFor(rest),
          // The compressed pages zlib has read can go (a mapped file's).
          .consumed = [&file, start](uint64_t consumed) { file.ReleaseBefore(start + consumed); }});
     if (!member) {

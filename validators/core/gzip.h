@@ -51,6 +51,13 @@ struct Member {
 // (when the system gives no thread, after inflating).
 enum class Crc : uint8_t { kAfter, kBeside };
 
+// From this many compressed bytes on, a thread of its own for the CRC-32
+// costs less than the CRC-32 (bench/README.md "NEFF").
+inline constexpr uint64_t kCrcBesideBytes = uint64_t{128} << 10;
+inline Crc CrcFor(ByteView stream) {
+  return stream.size() >= kCrcBesideBytes ? Crc::kBeside : Crc::kAfter;
+}
+
 struct Options {
   Crc crc = Crc::kAfter;
   // Told, now and then, how many of the bytes zlib has consumed: the caller

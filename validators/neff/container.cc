@@ -176,8 +176,8 @@ struct Inflated {
 };
 
 // From this size on, a payload inflates on a second thread while this one
-// hashes it, and a third computes the inflated bytes' CRC-32 as they come:
-// a thread costs less than the hash then (bench/README.md "NEFF").
+// hashes it: a thread costs less than the hash then (bench/README.md
+// "NEFF"). A third follows with the CRC-32 from gzip::kCrcBesideBytes on.
 constexpr uint64_t kConcurrentInflateBytes = uint64_t{128} << 10;
 
 // `consumed` is told how much of the payload zlib has read.
@@ -187,9 +187,7 @@ Inflated InflatePayload(ByteView payload, const Limits& limits,
   out.member = gzip::Inflate(
       payload,
       {.max_inflated = limits.max_inflated_bytes, .max_ratio = limits.max_compression_ratio},
-      &out.error,
-      {.crc = payload.size() >= kConcurrentInflateBytes ? gzip::Crc::kBeside : gzip::Crc::kAfter,
-       .consumed = std::move(consumed)});
+      &out.error, {.crc = gzip::CrcFor(payload), .consumed = std::move(consumed)});
   return out;
 }
 

@@ -223,6 +223,9 @@ struct Side {
   std::optional<Dims> sizes = {};
   std::optional<Dims> steps = {};
   std::optional<std::string> dtype = {};
+
+  // The element type; a side without one moves bytes (§2.12).
+  std::string_view Dtype() const { return dtype ? std::string_view(*dtype) : "uint8"; }
 };
 
 struct Descriptor {

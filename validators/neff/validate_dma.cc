@@ -207,7 +207,7 @@ class EngineChecker {
                        steps.size(), "; both need the same count, 1 to 4"));
       return std::nullopt;
     }
-    const std::string_view dtype = side.dtype ? std::string_view(*side.dtype) : "uint8";
+    const std::string_view dtype = side.Dtype();
     const uint64_t element = DtypeBytes(dtype);
     if (element == 0) {
       sink_.Report(kDescDtype, Location{d.offset, std::nullopt, Str(path, "/", name, "_dtype")},
@@ -321,8 +321,7 @@ class EngineChecker {
   // NEFF-52: copies keep the dtype, casts change it.
   void CheckDtypes(const Descriptor& d, const DmaPath& path) {
     if (d.from_arr) return;
-    const std::string from = d.from.dtype.value_or("uint8");
-    const std::string to = d.to.dtype.value_or("uint8");
+    const std::string_view from = d.from.Dtype(), to = d.to.Dtype();
     const std::string_view op = d.Op();
     if ((op == "copy" || op == "transpose") && from != to) {
       sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, Str(path, "/to_dtype")},

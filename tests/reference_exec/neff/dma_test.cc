@@ -148,6 +148,11 @@ nc::Descriptor Arithmetic(std::string op, std::vector<nc::Side> sources, nc::Sid
   return d;
 }
 
+// Why the run of one SP block holding `desc` is refused.
+std::string RunErrorOf(nc::Descriptor desc) {
+  return RunError(CopySpec(16, {{"qSPIO0", {std::move(desc)}}}));
+}
+
 TEST(NeffDma, AnIntegerResultThatIsNoElementOfItsDtypeIsRefused) {
   // §7.4: no source gives integer rounding. x holds 0, 1, 2, ...; half of
   // 1 is no uint8.
@@ -155,7 +160,7 @@ TEST(NeffDma, AnIntegerResultThatIsNoElementOfItsDtypeIsRefused) {
       Arithmetic("fma", {{"x", 0, {16}, {1}, "uint8"}}, {"y", 0, {16}, {1}, "uint8"});
   half.scale = 0.5;
   half.scale_dtype = "float32";
-  const std::string error = RunError(CopySpec(16, {{"qSPIO0", {half}}}));
+  const std::string error = RunErrorOf(half);
   EXPECT_NE(error.find("element 1: 0.5 is not a uint8; no source gives integer rounding, "
                        "saturation or wrapping"),
             std::string::npos)
@@ -163,10 +168,8 @@ TEST(NeffDma, AnIntegerResultThatIsNoElementOfItsDtypeIsRefused) {
 }
 
 TEST(NeffDma, ArithmeticOnEncodingsNoSourceGivesIsRefused) {
-  const std::string error = RunError(CopySpec(
-      16,
-      {{"qSPIO0",
-        {Arithmetic("max", {{"x", 0, {16}, {1}, "float8e4"}}, {"y", 0, {16}, {1}, "uint8"})}}}));
+  const std::string error = RunErrorOf(
+      Arithmetic("max", {{"x", 0, {16}, {1}, "float8e4"}}, {"y", 0, {16}, {1}, "uint8"}));
   EXPECT_NE(error.find("max reads float8e4, whose encoding no source gives"), std::string::npos)
       << error;
 }
@@ -176,15 +179,14 @@ TEST(NeffDma, AConstantThatIsNoElementOfItsDtypeIsRefused) {
       Arithmetic("max", {{"x", 0, {16}, {1}, "uint8"}}, {"y", 0, {16}, {1}, "uint8"});
   max.constant = 0.5;
   max.constant_dtype = "int32";
-  const std::string error = RunError(CopySpec(16, {{"qSPIO0", {max}}}));
+  const std::string error = RunErrorOf(max);
   EXPECT_NE(error.find("constant 0.5 is not a int32"), std::string::npos) << error;
 }
 
 TEST(NeffDma, ACopyOfSeveralSourcesIsRefused) {
-  const std::string error = RunError(CopySpec(
-      16, {{"qSPIO0",
-            {Arithmetic("copy", {{"x", 0, {16}, {1}, "uint8"}, {"x", 0, {16}, {1}, "uint8"}},
-                        {"y", 0, {16}, {1}, "uint8"})}}}));
+  const std::string error =
+      RunErrorOf(Arithmetic("copy", {{"x", 0, {16}, {1}, "uint8"}, {"x", 0, {16}, {1}, "uint8"}},
+                            {"y", 0, {16}, {1}, "uint8"}));
   EXPECT_NE(error.find("a copy of several sources (from_arr) has no documented meaning"),
             std::string::npos)
       << error;
