@@ -13,6 +13,7 @@
 #include "conformance/gemini/generate.h"
 #include "validators/core/json_exception.h"
 #include "validators/core/text.h"
+#include "validators/gemini/decode.h"
 #include "validators/gemini/frontend.h"
 #include "validators/gemini/rules.h"
 
@@ -1944,6 +1945,10 @@ ac::OrDeclined<ac::Mutated> ApplyToBase(const Change& c, const ac::Base& base,
     return ac::Declined{
         Str(c.rule->id, " is a rule of the scheduler IR, and the input is a frontend IR")};
   }
+  if (LooksLikeSetIr(ByteView(bytes.data(), bytes.size()))) {
+    return ac::Declined{Str(c.rule->id, " is a case of the Gemini dialect, and the input is an ",
+                            "IR of the SET generator's dialect")};
+  }
   // I-F9: the same schedule, without the frontend it was given.
   if (c.without_frontend) return ac::Mutated{{{name, bytes}}, {}, c.path};
   ac::OrDeclined<ChangedText> changed = Changed(std::string(bytes.begin(), bytes.end()), c);
@@ -1970,6 +1975,7 @@ const std::vector<ac::MutationCase>& MutationCases() {
                          return ApplyToBase(c, base, name);
                        }});
     }
+    for (ac::MutationCase& c : SetMutationCases()) cases.push_back(std::move(c));
     return cases;
   }();
   return kCases;

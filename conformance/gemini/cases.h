@@ -18,4 +18,9 @@ std::string CaseBaseFrontend();
 // applies to any IR that has the objects its change edits.
 const std::vector<conformance::MutationCase>& MutationCases();
 
+// The cases of the SET dialect's rules (set_cases.cc), which MutationCases
+// ends with: they decline on IRs of the Gemini dialect, and its cases on
+// SET-dialect IRs.
+std::vector<conformance::MutationCase> SetMutationCases();
+
 }  // namespace accelcheck::gemini

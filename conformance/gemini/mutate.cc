@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "conformance/gemini/cases.h"
+#include "conformance/gemini/set_generate.h"
 #include "validators/core/bytes.h"
 #include "validators/core/limits.h"
 
@@ -28,15 +29,18 @@ class GeminiProvider final : public conformance::Provider {
  public:
   std::string_view format() const override { return "gemini"; }
 
-  // The schedule with its frontend IR, and the frontend IR alone (the
-  // frontend rules' cases change it, and the IR's cases decline on it).
+  // The schedule with its frontend IR, the frontend IR alone (the frontend
+  // rules' cases change it, and the IR's cases decline on it), and a
+  // schedule in the SET generator's dialect.
   std::vector<Base> Bases() const override {
     const NamedFile frontend{"valid_base.frontend.json", Bytes(CaseBaseFrontend())};
-    return {{"gemini.valid.base",
-             "valid_base.json",
-             {{"valid_base.json", Bytes(CaseBaseIr())}},
-             {frontend}},
-            {"gemini.valid.frontend", "valid_base.frontend.json", {frontend}, {}}};
+    return {
+        {"gemini.valid.base",
+         "valid_base.json",
+         {{"valid_base.json", Bytes(CaseBaseIr())}},
+         {frontend}},
+        {"gemini.valid.frontend", "valid_base.frontend.json", {frontend}, {}},
+        {"gemini.valid.set", "valid_set.json", {{"valid_set.json", Bytes(CaseBaseSetIr())}}, {}}};
   }
 
   const std::vector<conformance::MutationCase>& Cases() const override { return MutationCases(); }

@@ -114,6 +114,16 @@ TEST_F(CompressedInputTest, ABrokenStreamIsReportedAtItsByte) {
   EXPECT_EQ(RulesIn(report), std::vector<std::string>{"core.gzip.stream"});
 }
 
+// One gzip layer is inflated: a gzip inside it is a format accelcheck does
+// not read, said as such.
+TEST_F(CompressedInputTest, AGzipInsideAGzipIsUnsupported) {
+  const json report =
+      ValidateJson({dir_.Write("twice.pte.gz.gz", Gzip(Gzip(test::SmallProgram())))}, 1);
+  std::vector<std::string> rules = RulesIn(report);
+  std::sort(rules.begin(), rules.end());
+  EXPECT_EQ(rules, (std::vector<std::string>{"core.format.unsupported", "core.gzip.inflated"}));
+}
+
 TEST_F(CompressedInputTest, MembersInflateOneAfterTheOther) {
   const std::vector<uint8_t> pte = test::SmallProgram();
   const size_t half = pte.size() / 2;

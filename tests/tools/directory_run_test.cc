@@ -115,14 +115,15 @@ TEST_F(DirectoryRunTest, ANamedFileSaysWhatItIs) {
   std::copy_n("\x1f\x8b", 2, gzip.begin());
   const json broken = ValidateJson({dir_.Write("m.pte.gz", gzip)}, 1);
   EXPECT_EQ(broken["files"][0]["diagnostics"][0]["rule"], "core.gzip.stream");
-  // A scheduler IR of the SET generator's dialect, which is not read yet.
+  // A scheduler IR of the SET generator's dialect, cut short: validated as
+  // one, and the report names the dialect.
   const json set = ValidateJson(
       {dir_.Write("set_ir.json", Text(R"({"1": [{"buffer": [{"address": 0, "block": 4,)"
                                       R"( "priority": 0, "start_loading": true}]}]})"))},
       1);
-  EXPECT_EQ(set["files"][0]["diagnostics"][0]["rule"], "core.format.unsupported");
-  EXPECT_NE(std::string(set["files"][0]["diagnostics"][0]["message"]).find("SET"),
-            std::string::npos);
+  EXPECT_EQ(set["files"][0]["format"], "gemini");
+  EXPECT_EQ(set["files"][0]["dialect"], "set");
+  EXPECT_EQ(set["files"][0]["diagnostics"][0]["rule"], "gemini.schema.missing_key");
 }
 
 }  // namespace

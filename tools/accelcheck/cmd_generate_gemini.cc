@@ -1,11 +1,13 @@
 // accelcheck generate gemini ... -o OUT.json: the reference scheduler
 // (conformance/gemini/generate.h) writes a valid scheduler IR and, next to
-// it, its frontend IR (OUT's stem + .frontend.json).
+// it, its frontend IR (OUT's stem + .frontend.json); with --dialect set, an
+// IR in the SET generator's dialect alone (conformance/gemini/set_generate.h).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "conformance/gemini/generate.h"
+#include "conformance/gemini/set_generate.h"
 #include "tools/accelcheck/commands.h"
 #include "tools/accelcheck/options.h"
 #include "validators/core/output_file.h"
@@ -29,6 +31,8 @@ CommandSpec GenerateGeminiSpec() {
       {"seed", true, "S", "seed (default 1)"},
       {"random", false, "", "pick the sizes from the seed, up to the values given"},
       {"mixed", false, "", "with --random, the seed also picks the layer kinds"},
+      {"dialect", true, "gemini|set",
+       "the IR's dialect (default gemini); set writes convolutions split by channels, no frontend"},
       {"o", true, "OUT", "where to write the IR"},
       {"help", false, "", "print this help"},
   };
@@ -37,15 +41,32 @@ CommandSpec GenerateGeminiSpec() {
       "usage: accelcheck generate gemini [--layers N|KINDS] [--batch B] [--mesh XxY] [--buffer "
       "BYTES]\n"
       "                                  [--channels C] [--height H] [--width W] [--tiles T]\n"
-      "                                  [--seed S [--random [--mixed]]] -o OUT.json\n"
+      "                                  [--seed S [--random [--mixed]]] [--dialect gemini|set]\n"
+      "                                  -o OUT.json\n"
       "Writes a schedule split by rows over the mesh, and its frontend IR as OUT's stem +\n"
       ".frontend.json. --layers N gives N 3x3 convolutions; --layers conv,conv,pool,conv,add,fc\n"
       "describes the network: conv (3x3), pool or maxpool and avgpool (3x3, stride 1), add (the\n"
       "previous layer plus the input of the layer before it), fc (global average pool and dense,\n"
       "last only). With --random the seed picks each size up to the bound given (the layer count "
       "up\n"
-      "to N), and with --mixed the layer kinds too.\n",
+      "to N), and with --mixed the layer kinds too. --dialect set writes the SET generator's\n"
+      "dialect instead (global workload ids, L2 addresses in 1 KiB blocks of a ring, DRAM\n"
+      "ports): N convolutions, each layer split by output channels over the mesh, no frontend "
+      "IR.\n",
       std::move(flags)};
+}
+
+// The SET dialect has no frontend IR: one file.
+ExitCode WriteSet(const CommandSpec& spec, const gemini::GenerateOptions& options,
+                  const std::string& path, bool quiet) {
+  std::string error;
+  std::optional<OutputFile> ir = OutputFile::Open(path, &error);
+  if (!ir) return IoError(spec, error);
+  if (const auto problem = gemini::GenerateSetIr(options, ir->stream()))
+    return UsageError(spec, *problem);
+  if (!ir->Commit(&error)) return IoError(spec, error);
+  if (!quiet) std::cout << "wrote " << path << "\n";
+  return ExitCode::kConforms;
 }
 
 }  // namespace
@@ -97,6 +118,9 @@ ExitCode RunGenerateGemini(const Args& args) {
   if (options.mixed && !parsed->Has("random"))
     return UsageError(spec, "--mixed picks the layer kinds with --random");
   if (parsed->Has("random")) options = gemini::RandomizeOptions(options, options.seed);
+  const std::string dialect = parsed->Get("dialect").value_or("gemini");
+  if (dialect == "set") return WriteSet(spec, options, *out_path, parsed->Has("quiet"));
+  if (dialect != "gemini") return UsageError(spec, "--dialect takes gemini or set");
   const std::string frontend_path =
       std::filesystem::path(*out_path).replace_extension("").string() + ".frontend.json";
   std::optional<OutputFile> ir = OutputFile::Open(*out_path, &error);

@@ -367,6 +367,7 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options,
     return result;
   }
   result.format = std::string(format->id());
+  result.dialect = std::string(format->Dialect(buffer->bytes()));
   ValidateGuarded(*format, *buffer, context, result.sink);
   if (shared != nullptr && !result.sink.failed())
     *shared = SharedValuesGuarded(*format, *buffer, context, result.sink);

@@ -66,6 +66,10 @@ class Format {
   // words (a dialect it does not read), for core.format.unsupported; nothing
   // for any other file.
   virtual std::optional<std::string_view> Unsupported(ByteView) const { return std::nullopt; }
+  // The dialect or document kind of a file the format detects, when the
+  // format has more than one ("set" for a Gemini IR of the SET generator),
+  // for the report; empty for formats with one.
+  virtual std::string_view Dialect(ByteView) const { return {}; }
   // Decodes and validates, reporting every problem to `sink`.
   virtual void Validate(const InputBuffer& input, const ValidateContext& context,
                         DiagnosticSink& sink) const = 0;

@@ -94,6 +94,7 @@ Json FileJson(const FileResult& result) {
   for (const Diagnostic& d : result.sink.diagnostics()) diagnostics.push_back(DiagnosticJson(d));
   return Json{{"path", result.path},
               {"format", result.format.empty() ? Json(nullptr) : Json(result.format)},
+              {"dialect", result.dialect.empty() ? Json(nullptr) : Json(result.dialect)},
               {"outcome", OutcomeName(OutcomeOf(result))},
               {"skip_reason", result.skipped ? Json(result.skip_reason) : Json(nullptr)},
               {"errors", result.sink.error_count()},

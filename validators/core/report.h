@@ -45,6 +45,7 @@ struct FileResult {
   bool skipped = false;  // found in a directory walk, its content matches no format
   DiagnosticSink sink;
   std::string skip_reason = "content matches no supported format";
+  std::string dialect{};  // Format::Dialect of the file; empty when the format has one
 };
 
 enum class Outcome : uint8_t { kConforms, kErrors, kFailed, kSkipped };

@@ -780,17 +780,6 @@ void Decoder::CoreList(Core* core) {
 
 // ---- Top level -------------------------------------------------------------
 
-// "0", "12": a decimal core id without sign or leading zero.
-std::optional<int64_t> CoreKey(std::string_view key) {
-  if (key.empty() || key.size() > 9 || (key[0] == '0' && key.size() > 1)) return std::nullopt;
-  int64_t value = 0;
-  for (char c : key) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  return value;
-}
-
 void Decoder::Top() {
   static constexpr JsonKeys<5> kKeys = {"-1", "buffersize", "top_batch_cut", "xlen", "ylen"};
   if (!ExpectKind(JsonKind::kObject, "the top-level object")) return;
@@ -871,6 +860,16 @@ bool Decoder::Run() {
 
 }  // namespace
 
+std::optional<int64_t> CoreKey(std::string_view key) {
+  if (key.empty() || key.size() > 9 || (key[0] == '0' && key.size() > 1)) return std::nullopt;
+  int64_t value = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
 bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
               const InputBuffer* input) {
   Decoder decoder(text, limits, sink, ir, input);
@@ -900,8 +899,11 @@ bool LooksLikeSetIr(ByteView text) {
   const std::optional<std::string_view> head = JsonObjectHead(text);
   if (!head) return false;
   const auto has = [&](std::string_view key) { return head->find(key) != std::string_view::npos; };
-  return has("\"block\"") && has("\"priority\"") &&
-         (has("\"start_loading\"") || has("\"end_loading\""));
+  // Writers that sort keys put the core lists first, so the first buffer
+  // entry shows the dialect; others may open with metadata and DRAM.
+  return (has("\"block\"") && has("\"priority\"") &&
+          (has("\"start_loading\"") || has("\"end_loading\""))) ||
+         (has("\"metadata\"") && has("\"DRAM\"") && !has("\"-1\""));
 }
 
 }  // namespace accelcheck::gemini

@@ -20,6 +20,9 @@ namespace accelcheck::gemini {
 bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
               const InputBuffer* input = nullptr);
 
+// A core key: "0", "12", a decimal id without sign or leading zero.
+std::optional<int64_t> CoreKey(std::string_view key);
+
 // The first 4 KiB of `text` when it opens a JSON object (after whitespace),
 // else nothing: what the cheap content tests below look at.
 std::optional<std::string_view> JsonObjectHead(ByteView text);
