@@ -14,3 +14,8 @@ for args in "--layers 1 --height 4 --width 4 --channels 3" \
   rm -f "$dir/seed_$i.frontend.json"
   i=$((i + 1))
 done
+# Two schedules in the SET generator's dialect.
+"$accelcheck" generate gemini --dialect set --layers 2 --mesh 2x1 --height 4 --width 4 \
+  --channels 4 -o "$dir/seed_set_0.json" > /dev/null
+"$accelcheck" generate gemini --dialect set --layers 3 --mesh 2x2 --height 2 --width 3 \
+  --channels 8 --batch 2 -o "$dir/seed_set_1.json" > /dev/null

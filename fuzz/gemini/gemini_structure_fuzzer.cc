@@ -2,7 +2,7 @@
 // mutator parses the input, edits one value the way scheduler bugs do
 // (boundary numbers, a dropped or duplicated key, a permuted array, a range
 // shifted by one) and writes the document again, so that mutants stay JSON
-// and reach the semantic passes. Same oracles as gemini_fuzzer.
+// and reach the semantic passes. Oracles: schedule_oracle.h.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -12,22 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reference_exec/gemini/simulate.h"
-#include "validators/core/format.h"
-#include "validators/gemini/gemini_format.h"
+#include "fuzz/gemini/schedule_oracle.h"
 
 namespace {
 
 using namespace accelcheck;
 using nlohmann::json;
-
-void CheckDiagnostics(const DiagnosticSink& sink) {
-  for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRuleOf(gemini::GeminiFormat(), d.rule->id) != d.rule)
-      __builtin_trap();
-    if (d.rule->category == Category::kInternal) __builtin_trap();
-  }
-}
 
 // Every value of the document, depth first, as pointers into it.
 void Collect(json& node, std::vector<json*>* out) {
@@ -90,12 +80,6 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const ByteView bytes(data, size);
-  ValidateContext context;
-  context.limits.time_budget_ms = 0;
-  DiagnosticSink sink(Profile{}, "fuzz-input");
-  const auto ir = gemini::DecodeAndValidate(bytes, context, nullptr, sink);
-  CheckDiagnostics(sink);
-  if (ir && sink.blocking_count() == 0) (void)gemini::Simulate(*ir, gemini::SimulateOptions{});
+  accelcheck::fuzz::ValidateAndSimulate(accelcheck::ByteView(data, size));
   return 0;
 }

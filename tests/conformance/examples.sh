@@ -28,6 +28,10 @@ mkdir -p "$gemini"
 gzip -c "$gemini/net.json" > "$gemini/net.json.gz"
 "$accelcheck" validate "$gemini/net.json.gz" --frontend "$gemini/net.frontend.json"
 test -s "$gemini/net.svg"
+"$accelcheck" generate gemini --dialect set --mesh 2x2 --layers 4 --channels 16 -o "$gemini/set.json"
+"$accelcheck" validate --output json "$gemini/set.json" | grep -q '"dialect": "set"'
+"$accelcheck" simulate "$gemini/set.json" -o "$gemini/set.simulation.json"
+grep -q '"deadlock": null' "$gemini/set.simulation.json"
 "$accelcheck" run "$gemini/net.json" --frontend "$gemini/net.frontend.json" --l2-addressed |
   grep -q '"tiled_equals_untiled": true'
 

@@ -10,6 +10,7 @@
 #include "tools/accelcheck/console.h"
 #include "tools/accelcheck/input.h"
 #include "tools/accelcheck/options.h"
+#include "validators/core/core_rules.h"
 
 namespace accelcheck::cli {
 
@@ -54,6 +55,7 @@ ExitCode RunGemini(const Args& args) {
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one IR file");
   if (!parsed->Has("frontend")) return UsageError(spec, "the functional executor needs --frontend");
   gemini::LoadOptions load;
+  load.needs_tiles = true;
   if (!ApplyLimitFlags(*parsed, &load.limits, &error)) return UsageError(spec, error);
   // The budget bounds the whole command: it starts before the file is read.
   load.deadline = Deadline(load.limits.time_budget_ms);
@@ -80,10 +82,13 @@ ExitCode RunGemini(const Args& args) {
   }
   PrintDiagnostics(sink, quiet);
   if (!loaded) {
+    const bool unsupported = sink.Has(core_rules::kFormatUnsupported);
     std::cerr << "accelcheck run: " << path
-              << (sink.failed() ? " could not be checked" : " does not validate")
+              << (unsupported     ? " is not an IR the functional executor computes"
+                  : sink.failed() ? " could not be checked"
+                                  : " does not validate")
               << "; nothing executed\n";
-    return sink.failed() ? ExitCode::kFailure : ExitCode::kErrors;
+    return sink.failed() || unsupported ? ExitCode::kFailure : ExitCode::kErrors;
   }
   gemini::Execution run;
   {

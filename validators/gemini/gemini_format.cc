@@ -73,6 +73,15 @@ std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& contex
   return ir;
 }
 
+std::optional<set::Ir> DecodeAndValidateSet(ByteView text, const ValidateContext& context,
+                                            DiagnosticSink& sink, const InputBuffer* input) {
+  const uint64_t before = sink.blocking_count();
+  set::Ir ir;
+  if (!set::DecodeSetIr(text, context.limits, sink, &ir, input)) return std::nullopt;
+  if (sink.blocking_count() == before) set::ValidateSetIr(ir, context, sink);
+  return ir;
+}
+
 namespace {
 
 // I-F9: a run never passes silently on checks that did not run.
@@ -122,15 +131,6 @@ nlohmann::json InspectFrontend(const InputBuffer& input, const ValidateContext& 
 }
 
 nlohmann::json RangeJson(const Range& r) { return {r.lo, r.hi}; }
-
-// A SET-dialect IR validated as an input of its own: it has no frontend IR.
-void ValidateSetDocument(const InputBuffer& input, const ValidateContext& context,
-                         DiagnosticSink& sink) {
-  const uint64_t before = sink.blocking_count();
-  set::Ir ir;
-  if (!set::DecodeSetIr(input.bytes(), context.limits, sink, &ir, &input)) return;
-  if (sink.blocking_count() == before) set::ValidateSetIr(ir, context, sink);
-}
 
 // Per core its workloads with what they read and send; the DRAM ports with
 // their lists' lengths.
@@ -214,7 +214,7 @@ class GeminiFormatImpl final : public Format {
     if (LooksLikeFrontend(input.bytes())) {
       ValidateFrontendDocument(input, context, sink);
     } else if (LooksLikeSetIr(input.bytes())) {
-      ValidateSetDocument(input, context, sink);
+      DecodeAndValidateSet(input.bytes(), context, sink, &input);
     } else {
       const auto frontend = LoadFrontend(context, sink);
       const auto ir =

@@ -7,6 +7,7 @@
 #include "validators/core/format.h"
 #include "validators/gemini/frontend.h"
 #include "validators/gemini/model.h"
+#include "validators/gemini/set_model.h"
 
 namespace accelcheck::gemini {
 
@@ -25,5 +26,10 @@ std::optional<Frontend> LoadFrontend(const ValidateContext& context, DiagnosticS
 std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& context,
                                     const Frontend* frontend, DiagnosticSink& sink,
                                     const InputBuffer* input = nullptr);
+
+// The same for an IR of the SET generator's dialect, which has no frontend IR.
+std::optional<set::Ir> DecodeAndValidateSet(ByteView text, const ValidateContext& context,
+                                            DiagnosticSink& sink,
+                                            const InputBuffer* input = nullptr);
 
 }  // namespace accelcheck::gemini
