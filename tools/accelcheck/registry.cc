@@ -90,9 +90,6 @@ std::optional<std::string_view> UnsupportedFormat(ByteView bytes) {
   // A gzip input is inflated once (validators/core/compressed.h): what is
   // still gzip is a stream inside it.
   if (IsCompressed(bytes)) return "a gzip stream inside a gzip stream (one is inflated)";
-  for (const FormatEntry& entry : Formats()) {
-    if (const auto what = entry.validator.Unsupported(bytes)) return what;
-  }
   return std::nullopt;
 }
 

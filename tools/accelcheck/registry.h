@@ -72,7 +72,7 @@ void ReportUnknownFormat(std::string_view to_force, DiagnosticSink& sink);
 const FormatEntry* ResembledFormat(const std::string& path, ByteView bytes);
 
 // What `bytes` are when they are a format accelcheck recognises but does not
-// validate yet ("a TensorFlow Lite model ..."), or nothing.
+// validate yet (a gzip stream inside the inflated input), or nothing.
 std::optional<std::string_view> UnsupportedFormat(ByteView bytes);
 
 // Looks a rule up by id over the core table and every format's table.

@@ -62,10 +62,6 @@ class Format {
   // run validates it as this format, so that its problems are reported
   // rather than the file skipped.
   virtual bool Resembles(const std::string& path, ByteView bytes) const = 0;
-  // What a file of the format that accelcheck does not validate yet is, in
-  // words (a dialect it does not read), for core.format.unsupported; nothing
-  // for any other file.
-  virtual std::optional<std::string_view> Unsupported(ByteView) const { return std::nullopt; }
   // The dialect or document kind of a file the format detects, when the
   // format has more than one ("set" for a Gemini IR of the SET generator),
   // for the report; empty for formats with one.
