@@ -33,12 +33,15 @@ void detail::InputFree::operator()(uint8_t* p) const {
   }
 }
 
-void InputBuffer::ReleaseBefore(uint64_t offset) const {
-  if (!mapped()) return;
+uint64_t InputBuffer::ReleaseBetween(uint64_t from, uint64_t to) const {
+  if (!mapped()) return from;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t length = std::min<uint64_t>(offset, size_) / page * page;
+  const uint64_t begin = (std::min<uint64_t>(from, size_) + page - 1) / page * page;
+  const uint64_t end = std::min<uint64_t>(to, size_) / page * page;
+  if (end <= begin) return from;
   // Advice only: on failure the pages simply stay resident.
-  if (length != 0) madvise(data_.get(), length, MADV_DONTNEED);
+  madvise(data_.get() + begin, end - begin, MADV_DONTNEED);
+  return end;
 }
 
 InputBuffer InputBuffer::CopyOf(uint64_t offset, uint64_t size) const {

@@ -74,7 +74,10 @@ class InputBuffer {
   // The caller no longer needs bytes [0, offset) resident: a mapping drops
   // those whole pages from memory (reading them again faults them back in
   // from the file); a heap copy keeps them.
-  void ReleaseBefore(uint64_t offset) const;
+  void ReleaseBefore(uint64_t offset) const { ReleaseBetween(0, offset); }
+  // The same for bytes [from, to): the whole pages inside them. Returns
+  // where the last of them ends (at most `to`), from where to go on.
+  uint64_t ReleaseBetween(uint64_t from, uint64_t to) const;
 
   // A heap copy of bytes [offset, offset + size), which must lie inside:
   // for a mapping, made a chunk at a time, each chunk's whole pages dropped

@@ -50,7 +50,7 @@ namespace {
 
 // Passed pages are released every kReleaseStep bytes, keeping the last
 // kReleaseKeep bytes resident (the object being decoded is usually in them).
-constexpr uint64_t kReleaseStep = uint64_t{8} << 20;
+constexpr uint64_t kReleaseStep = uint64_t{4} << 20;
 constexpr uint64_t kReleaseKeep = uint64_t{1} << 20;
 
 constexpr std::array<JsonKind, 256> KindTable() {
@@ -144,8 +144,18 @@ JsonReader::JsonReader(ByteView text, uint64_t max_depth, const InputBuffer* inp
 }
 
 void JsonReader::ReleasePassed() {
-  input_->ReleaseBefore(pos_ - kReleaseKeep);
+  // Only what was passed since the last release: the pages before are gone.
+  const uint64_t to = pos_ - kReleaseKeep;
+  if (to > release_from_) release_from_ = input_->ReleaseBetween(release_from_, to);
   release_at_ = pos_ + kReleaseStep;
+}
+
+void JsonReader::ContinueRootObjectAt(uint64_t offset) {
+  pos_ = std::min<uint64_t>(offset, size_);
+  stack_.clear();
+  stack_.push_back(Frame{false, false, false, 1, {}, {}});
+  release_from_ = pos_;
+  if (input_ != nullptr) release_at_ = pos_ + kReleaseStep;
 }
 
 bool JsonReader::Fail(Failure failure, std::string message) {

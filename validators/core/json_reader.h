@@ -75,6 +75,14 @@ class JsonReader {
   // After the root value: only whitespace may follow.
   bool Finish();
 
+  // Starts the reader inside the root object, at `offset`: the ',' (or
+  // whitespace before it) that follows one of its members. A second reader
+  // decodes the rest of a large document this way while the first reads up
+  // to `offset`; it lets go of passed pages from `offset` on only.
+  void ContinueRootObjectAt(uint64_t offset);
+  // The offset of the next token after whitespace.
+  uint64_t NextTokenOffset() const { return span().SkipSpace(pos_); }
+
   bool failed() const { return failure_ != Failure::kNone; }
   Failure failure() const { return failure_; }
   const std::string& error() const { return error_; }
@@ -158,6 +166,9 @@ class JsonReader {
   uint64_t max_depth_;
   const InputBuffer* input_;
   uint64_t release_at_;  // the offset at which passed pages are next released
+  // Where the pages still resident begin: those before were let go, or
+  // belong to another reader (ContinueRootObjectAt).
+  uint64_t release_from_ = 0;
   std::vector<Frame> stack_;
   std::string scratch_;
   Failure failure_ = Failure::kNone;

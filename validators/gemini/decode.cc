@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <future>
 #include <set>
 #include <unordered_set>
 
+#include "validators/core/beside.h"
 #include "validators/core/json_decoder.h"
 #include "validators/core/text.h"
 #include "validators/gemini/rules.h"
@@ -43,7 +45,25 @@ class Decoder : public JsonDecoder {
           const InputBuffer* input)
       : JsonDecoder(text, limits, sink, kSchemaRules, input), ir_(*ir), layers_(&ir->layers) {}
 
+  // What one reader met among the root object's keys.
+  struct TopKeys {
+    uint64_t seen = 0;  // bits of kTopKeys
+    // Sets: a hostile document may hold millions of keys.
+    std::set<std::string, std::less<>> unknown;
+    std::unordered_set<int64_t> core_ids;
+  };
+  TopKeys TakeKeys() { return std::move(top_keys_); }
+
   bool Run();
+  // Decodes the root object's members from `offset` on (a member boundary,
+  // CoreListBoundary), for the second half of a document read in two; false
+  // when a syntax error or the depth limit ended them.
+  bool MembersFrom(uint64_t offset);
+  // Decodes up to `split` while `second` decodes from it, and takes the
+  // second half's tables when the split was a boundary of the root object
+  // and the halves share no top-level key; else reads on alone.
+  struct Half;
+  bool RunSplit(uint64_t split, std::future<Half>& second, bool* adopted);
 
  private:
   bool Layer(uint32_t* out);
@@ -55,7 +75,15 @@ class Decoder : public JsonDecoder {
     return JsonDecoder::Fields(keys, key_orders_[static_cast<size_t>(kind)], std::forward<F>(read));
   }
 
+  static constexpr JsonKeys<5> kTopKeys = {"-1", "buffersize", "top_batch_cut", "xlen", "ylen"};
   void Top();
+  // The root object's members until it closes, or until the next token is
+  // at `stop_at` (then true).
+  bool TopMembers(TopKeys& keys, std::optional<uint64_t> stop_at);
+  // Reports the top-level keys missing from a document read to its end.
+  void FinishTop(const TopKeys& keys, bool complete);
+  bool Adopt(TopKeys& keys, Half& second);
+  void RemapLayers(Ir& other);
   void Dram();
   void DramInEntry(DramIn* in);
   void DramOutEntry(DramOut* out);
@@ -85,6 +113,7 @@ class Decoder : public JsonDecoder {
   size_t last_tile_count_ = 0;
   Ir& ir_;
   LayerTable layers_;
+  TopKeys top_keys_;
 };
 
 bool Decoder::Layer(uint32_t* out) {
@@ -781,27 +810,28 @@ void Decoder::CoreList(Core* core) {
 // ---- Top level -------------------------------------------------------------
 
 void Decoder::Top() {
-  static constexpr JsonKeys<5> kKeys = {"-1", "buffersize", "top_batch_cut", "xlen", "ylen"};
   if (!ExpectKind(JsonKind::kObject, "the top-level object")) return;
-  uint64_t seen = 0;
+  reader_.BeginObject();
+  TopMembers(top_keys_, std::nullopt);
+  FinishTop(top_keys_, !reader_.failed());
+}
+
+bool Decoder::TopMembers(TopKeys& keys, std::optional<uint64_t> stop_at) {
   std::string_view key;
   uint64_t key_offset = 0;
-  // Sets: a hostile document may hold millions of keys.
-  std::set<std::string, std::less<>> unknown;
-  std::unordered_set<int64_t> core_ids;
-  reader_.BeginObject();
-  while (reader_.NextKey(&key, &key_offset)) {
+  while (!(stop_at && reader_.NextTokenOffset() == *stop_at) &&
+         reader_.NextKey(&key, &key_offset)) {
     const Location at{key_offset, key.size() + 2, reader_.Pointer()};
-    const int index = JsonKeyIndex(kKeys, key);
+    const int index = JsonKeyIndex(kTopKeys, key);
     if (index >= 0) {
       const uint64_t bit = uint64_t{1} << index;
-      if (seen & bit) {
+      if (keys.seen & bit) {
         sink_.Report(rules::kJsonDuplicateKey, at,
                      Str("key ", Quoted(key), " appears twice in one object"));
         reader_.Skip();
         continue;
       }
-      seen |= bit;
+      keys.seen |= bit;
       switch (index) {
         case 0:
           Dram();
@@ -822,7 +852,7 @@ void Decoder::Top() {
       continue;
     }
     if (const auto id = CoreKey(key)) {
-      if (!core_ids.insert(*id).second) {
+      if (!keys.core_ids.insert(*id).second) {
         sink_.Report(rules::kJsonDuplicateKey, at,
                      Str("key ", Quoted(key), " appears twice in one object"));
         reader_.Skip();
@@ -833,30 +863,142 @@ void Decoder::Top() {
       if (ExpectKind(JsonKind::kArray, "a list of workloads")) CoreList(&ir_.cores.back());
       continue;
     }
-    const bool repeated = unknown.find(key) != unknown.end();
+    const bool repeated = keys.unknown.find(key) != keys.unknown.end();
     sink_.Report(repeated ? rules::kJsonDuplicateKey : rules::kTopKeys, at,
                  repeated ? Str("key ", Quoted(key), " appears twice in one object")
                           : Str("top-level key ", Quoted(key),
                                 " is neither a core id nor one of -1, buffersize, "
                                 "top_batch_cut, xlen, ylen"));
-    if (!repeated) unknown.emplace(key);
+    if (!repeated) keys.unknown.emplace(key);
     reader_.Skip();
   }
-  if (reader_.failed()) return;
-  for (size_t i = 0; i < kKeys.size(); ++i) {
-    if (!(seen & (uint64_t{1} << i))) {
-      sink_.Report(rules::kTopKeys, Location{0, std::nullopt, ""},
-                   Str("the document has no top-level key ", Quoted(kKeys[i])));
-    }
-  }
+  return stop_at && !reader_.failed() && reader_.NextTokenOffset() == *stop_at;
+}
+
+void Decoder::FinishTop(const TopKeys& keys, bool complete) {
   std::sort(ir_.cores.begin(), ir_.cores.end(),
             [](const Core& a, const Core& b) { return a.id < b.id; });
+  if (!complete) return;
+  for (size_t i = 0; i < kTopKeys.size(); ++i) {
+    if (!(keys.seen & (uint64_t{1} << i))) {
+      sink_.Report(rules::kTopKeys, Location{0, std::nullopt, ""},
+                   Str("the document has no top-level key ", Quoted(kTopKeys[i])));
+    }
+  }
 }
 
 bool Decoder::Run() {
   Top();
   return Finish();
 }
+
+// The second half of a document read in two: its tables, what it reported
+// (in order, to be reported again after the first half's), and its keys.
+struct Decoder::Half {
+  Ir ir;
+  DiagnosticSink sink{Profile{}, ""};
+  TopKeys keys;
+  bool failed = false;          // a syntax error or the depth limit ended its members
+  size_t members_reported = 0;  // what it reported before Finish()
+  bool finished = false;        // read to the end, nothing after it
+};
+
+bool Decoder::MembersFrom(uint64_t offset) {
+  reader_.ContinueRootObjectAt(offset);
+  TopMembers(top_keys_, std::nullopt);
+  return !reader_.failed();
+}
+
+bool Decoder::RunSplit(uint64_t split, std::future<Half>& second, bool* adopted) {
+  if (!ExpectKind(JsonKind::kObject, "the top-level object")) {
+    second.wait();
+    return Finish();
+  }
+  reader_.BeginObject();
+  if (TopMembers(top_keys_, split)) {
+    Half half = second.get();
+    if (Adopt(top_keys_, half)) {
+      // What the second half reported, then the missing keys, then its end:
+      // the order of one reader.
+      const std::vector<Diagnostic>& reported = half.sink.diagnostics();
+      const auto replay = [&](size_t from, size_t to) {
+        for (size_t i = from; i < to; ++i) {
+          sink_.Report(*reported[i].rule, reported[i].location, reported[i].message);
+        }
+      };
+      replay(0, half.members_reported);
+      FinishTop(top_keys_, !half.failed);
+      replay(half.members_reported, reported.size());
+      *adopted = true;
+      return half.finished;
+    }
+    TopMembers(top_keys_, std::nullopt);  // the halves disagree: read on alone
+  } else {
+    second.wait();
+  }
+  FinishTop(top_keys_, !reader_.failed());
+  return Finish();
+}
+
+// The second half's tables join the first's as if one reader had read
+// both: unless a top-level key is in both halves (the second occurrence
+// would have been skipped), or the second half kept fewer diagnostics than
+// it counted.
+bool Decoder::Adopt(TopKeys& keys, Half& second) {
+  const auto shared = [](const auto& a, const auto& b) {
+    return std::any_of(b.begin(), b.end(), [&](const auto& k) { return a.count(k) != 0; });
+  };
+  const DiagnosticSink& reported = second.sink;
+  if ((keys.seen & second.keys.seen) != 0 || shared(keys.unknown, second.keys.unknown) ||
+      shared(keys.core_ids, second.keys.core_ids) ||
+      reported.diagnostics().size() >= kMaxKeptDiagnostics) {
+    return false;
+  }
+  RemapLayers(second.ir);
+  Ir& other = second.ir;
+  if (second.keys.seen & KeyBits({0})) {
+    ir_.dram_in = std::move(other.dram_in);
+    ir_.dram_out = std::move(other.dram_out);
+    ir_.dram_offset = other.dram_offset;
+  }
+  if (second.keys.seen & KeyBits({1})) ir_.buffersize = other.buffersize;
+  if (second.keys.seen & KeyBits({2})) ir_.top_batch_cut = other.top_batch_cut;
+  if (second.keys.seen & KeyBits({3})) ir_.xlen = other.xlen;
+  if (second.keys.seen & KeyBits({4})) ir_.ylen = other.ylen;
+  for (Core& core : other.cores) ir_.cores.push_back(std::move(core));
+  keys.seen |= second.keys.seen;
+  return true;
+}
+
+// The second half interned its layer names in a table of its own: its ids
+// become this table's, new names taking the next ids in the order the
+// second half met them, as one reader would have given them.
+void Decoder::RemapLayers(Ir& other) {
+  std::vector<uint32_t> ids(other.layers.size());
+  for (size_t i = 0; i < other.layers.size(); ++i) ids[i] = layers_.Intern(other.layers[i]);
+  const auto map = [&](uint32_t& layer) {
+    if (layer < ids.size()) layer = ids[layer];
+  };
+  const auto map_destinations = [&](std::vector<Destination>& destinations) {
+    for (Destination& d : destinations) map(d.layer);
+  };
+  for (Core& core : other.cores) {
+    for (Workload& w : core.workloads) {
+      map(w.layer);
+      for (Ofmap& f : w.ofmaps) map_destinations(f.destinations);
+      for (BufferEntry& e : w.buffer) {
+        map(e.layer);
+        for (Source& source : e.sources) map(source.layer);
+      }
+      for (Wl0Entry& e : w.wl0) map(e.layer);
+    }
+  }
+  for (DramIn& in : other.dram_in) map(in.layer);
+  for (DramOut& out : other.dram_out) map_destinations(out.destinations);
+}
+
+// Documents from this size on are read in two halves at once.
+constexpr uint64_t kSplitBytes = uint64_t{32} << 20;
 
 }  // namespace
 
@@ -870,10 +1012,57 @@ std::optional<int64_t> CoreKey(std::string_view key) {
   return value;
 }
 
+std::optional<uint64_t> CoreListBoundary(ByteView bytes, uint64_t from) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const auto space = [&](size_t p) {
+    while (p < text.size() &&
+           (text[p] == ' ' || text[p] == '\n' || text[p] == '\r' || text[p] == '\t')) {
+      ++p;
+    }
+    return p;
+  };
+  for (size_t comma = text.find(',', from); comma != std::string_view::npos;
+       comma = text.find(',', comma + 1)) {
+    size_t p = space(comma + 1);
+    if (p >= text.size() || text[p] != '"') continue;
+    const size_t digits = ++p;
+    while (p < text.size() && text[p] >= '0' && text[p] <= '9') ++p;
+    if (p == digits || p - digits > 9 || p >= text.size() || text[p] != '"') continue;
+    p = space(p + 1);
+    if (p >= text.size() || text[p] != ':') continue;
+    p = space(p + 1);
+    if (p >= text.size() || text[p] != '[') continue;
+    p = space(p + 1);
+    if (p < text.size() && text[p] == '{') return comma;
+  }
+  return std::nullopt;
+}
+
 bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
               const InputBuffer* input) {
+  const std::optional<uint64_t> split =
+      text.size() >= kSplitBytes ? CoreListBoundary(text, text.size() / 2) : std::nullopt;
+  if (split) return DecodeIrInTwo(text, *split, limits, sink, ir, input);
   Decoder decoder(text, limits, sink, ir, input);
   return decoder.Run();
+}
+
+bool DecodeIrInTwo(ByteView text, uint64_t split, const Limits& limits, DiagnosticSink& sink,
+                   Ir* ir, const InputBuffer* input, bool* taken) {
+  std::future<Decoder::Half> second = StartBeside(true, [&text, &limits, input, split] {
+    Decoder::Half half;
+    Decoder rest(text, limits, half.sink, &half.ir, input);
+    half.failed = !rest.MembersFrom(split);
+    half.members_reported = half.sink.diagnostics().size();
+    half.finished = rest.Finish();
+    half.keys = rest.TakeKeys();
+    return half;
+  });
+  Decoder decoder(text, limits, sink, ir, input);
+  bool adopted = false;
+  const bool finished = decoder.RunSplit(split, second, &adopted);
+  if (taken != nullptr) *taken = adopted;
+  return finished;
 }
 
 std::optional<std::string_view> JsonObjectHead(ByteView text) {

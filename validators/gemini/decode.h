@@ -17,8 +17,23 @@ namespace accelcheck::gemini {
 // the decode goes on; callers gate on sink.blocking_count(). When `input`
 // holds `text` as a file mapping, the pages decoded are let go as the decoder
 // passes them, so memory stays near the size of the tables.
+// A document of 32 MiB or more is decoded in two halves at once, split at
+// the CoreListBoundary past its middle: the first half's reader confirms
+// that the split is a member boundary of the root object when it gets there
+// and takes the second half's tables, with the same tables and diagnostics
+// as one reader would give; otherwise it reads on alone.
 bool DecodeIr(ByteView text, const Limits& limits, DiagnosticSink& sink, Ir* ir,
               const InputBuffer* input = nullptr);
+
+// The ',' before the first member "<digits>": [{ at or after `from`: a likely
+// boundary between two core lists, or nothing.
+std::optional<uint64_t> CoreListBoundary(ByteView text, uint64_t from);
+
+// DecodeIr split at `split`, whatever the document's size (for tests and the
+// fuzzers' differential oracle); `taken`, when given, says whether the
+// second half's tables were taken.
+bool DecodeIrInTwo(ByteView text, uint64_t split, const Limits& limits, DiagnosticSink& sink,
+                   Ir* ir, const InputBuffer* input = nullptr, bool* taken = nullptr);
 
 // A core key: "0", "12", a decimal id without sign or leading zero.
 std::optional<int64_t> CoreKey(std::string_view key);

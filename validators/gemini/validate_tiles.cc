@@ -99,9 +99,15 @@ void CheckTimes(const Context& ctx, const Workload& w, const std::string& path) 
   }
 }
 
-bool IsPermutationOfKnhw(std::string order) {
-  std::sort(order.begin(), order.end());
-  return order == "HKNW";
+bool IsPermutationOfKnhw(std::string_view order) {
+  if (order.size() != 4) return false;
+  unsigned seen = 0;
+  for (char c : order) {
+    const size_t at = std::string_view("KNHW").find(c);
+    if (at == std::string_view::npos) return false;
+    seen |= 1u << at;
+  }
+  return seen == 0xF;
 }
 
 // I-W5 (the parts that need no frontend).
