@@ -116,37 +116,9 @@ class Decoder : public JsonDecoder {
   TopKeys top_keys_;
 };
 
-bool Decoder::Layer(uint32_t* out) {
-  std::string_view name;
-  if (!String(&name)) return false;
-  *out = layers_.Intern(name);
-  return true;
-}
+bool Decoder::Layer(uint32_t* out) { return ReadLayer(*this, layers_, out); }
 
-bool Decoder::RangePair(Range* out) {
-  if (!ExpectKind(JsonKind::kArray, "a list [[lower], [upper]]")) return false;
-  const uint64_t at = reader_.offset();
-  reader_.BeginArray();
-  size_t count = 0;
-  bool ok = true;
-  while (reader_.NextElement()) {
-    if (count == 0) {
-      ok = Coordinates(&out->lo) && ok;
-    } else if (count == 1) {
-      ok = Coordinates(&out->hi) && ok;
-    } else {
-      reader_.Skip();
-    }
-    ++count;
-  }
-  if (reader_.failed()) return false;
-  if (count != 2) {
-    sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, reader_.Pointer()},
-                 Str("expected [[lower], [upper]] but found ", count, " elements"));
-    return false;
-  }
-  return ok;
-}
+bool Decoder::RangePair(Range* out) { return ReadRangePair(*this, out); }
 
 // Reads a string field whose value must be one of `names`; returns the index.
 template <size_t N>
@@ -1010,6 +982,35 @@ std::optional<int64_t> CoreKey(std::string_view key) {
     value = value * 10 + (c - '0');
   }
   return value;
+}
+
+bool ReadLayer(JsonDecoder& decoder, LayerTable& layers, uint32_t* out) {
+  std::string_view name;
+  if (!decoder.String(&name)) return false;
+  *out = layers.Intern(name);
+  return true;
+}
+
+bool ReadRangePair(JsonDecoder& decoder, Range* out) {
+  if (!decoder.ExpectKind(JsonKind::kArray, "a list [[lower], [upper]]")) return false;
+  JsonReader& reader = decoder.reader();
+  const uint64_t at = reader.offset();
+  reader.BeginArray();
+  size_t count = 0;
+  bool ok = true;
+  while (reader.NextElement()) {
+    if (count < 2) {
+      ok = decoder.IntArray(count == 0 ? &out->lo : &out->hi) && ok;
+    } else {
+      reader.Skip();
+    }
+    ++count;
+  }
+  if (reader.failed()) return false;
+  if (count == 2) return ok;
+  decoder.sink().Report(rules::kSchemaType, Location{at, reader.offset() - at, reader.Pointer()},
+                        Str("expected [[lower], [upper]] but found ", count, " elements"));
+  return false;
 }
 
 std::optional<uint64_t> CoreListBoundary(ByteView bytes, uint64_t from) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "validators/core/bytes.h"
+#include "validators/core/json_decoder.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
 #include "validators/gemini/model.h"
@@ -34,6 +35,11 @@ std::optional<uint64_t> CoreListBoundary(ByteView text, uint64_t from);
 // second half's tables were taken.
 bool DecodeIrInTwo(ByteView text, uint64_t split, const Limits& limits, DiagnosticSink& sink,
                    Ir* ir, const InputBuffer* input = nullptr, bool* taken = nullptr);
+
+// What the decoders of both dialects read alike: a layer name, interned, and
+// a range [[lower], [upper]].
+bool ReadLayer(JsonDecoder& decoder, LayerTable& layers, uint32_t* out);
+bool ReadRangePair(JsonDecoder& decoder, Range* out);
 
 // A core key: "0", "12", a decimal id without sign or leading zero.
 std::optional<int64_t> CoreKey(std::string_view key);

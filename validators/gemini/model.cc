@@ -17,6 +17,11 @@ uint32_t LayerTable::Intern(std::string_view name) {
   return last_ = id;
 }
 
+const std::string& LayerNameIn(const std::vector<std::string>& layers, uint32_t layer) {
+  static const std::string kNone;
+  return layer < layers.size() ? layers[layer] : kNone;
+}
+
 int64_t Extent(const Range& r, int d) { return r.hi[d] - r.lo[d] + 1; }
 
 std::optional<int64_t> Volume(const Range& r) {

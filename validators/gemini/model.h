@@ -21,6 +21,9 @@ struct Range {
   std::array<int64_t, 4> hi{};
 };
 
+// The name of interned layer `layer`, or "" (kNoLayer, or out of range).
+const std::string& LayerNameIn(const std::vector<std::string>& layers, uint32_t layer);
+
 enum class EntryType : uint8_t { kIfmap, kOfmap, kWeight };
 enum class SourceType : uint8_t { kDram, kCore };
 enum class Wl0Source : uint8_t { kDdr, kCore };
@@ -177,10 +180,7 @@ struct Ir {
   uint64_t dram_offset = 0;
   std::vector<std::string> layers;  // interned layer names
 
-  const std::string& LayerName(uint32_t layer) const {
-    static const std::string kNone;
-    return layer < layers.size() ? layers[layer] : kNone;
-  }
+  const std::string& LayerName(uint32_t layer) const { return LayerNameIn(layers, layer); }
 };
 
 // Interns layer names while decoding.

@@ -83,37 +83,14 @@ class Decoder : public JsonDecoder {
   LayerTable layers_;
 };
 
-bool Decoder::Layer(uint32_t* out) {
-  std::string_view name;
-  if (!String(&name)) return false;
-  *out = layers_.Intern(name);
-  return true;
-}
+bool Decoder::Layer(uint32_t* out) { return ReadLayer(*this, layers_, out); }
 
 bool Decoder::Bound(std::array<int64_t, 4>* out) {
   if (reader_.Peek() == JsonKind::kNumber) return Int(&(*out)[1]);
   return IntArray(out);
 }
 
-bool Decoder::RangePair(Range* out) {
-  if (!ExpectKind(JsonKind::kArray, "a list [[lower], [upper]]")) return false;
-  const uint64_t at = reader_.offset();
-  reader_.BeginArray();
-  size_t count = 0;
-  while (reader_.NextElement()) {
-    if (count < 2) {
-      IntArray(count == 0 ? &out->lo : &out->hi);
-    } else {
-      reader_.Skip();
-    }
-    ++count;
-  }
-  if (reader_.failed()) return false;
-  if (count == 2) return true;
-  sink_.Report(rules::kSchemaType, Location{at, reader_.offset() - at, reader_.Pointer()},
-               Str("expected [[lower], [upper]] but found ", count, " elements"));
-  return false;
-}
+bool Decoder::RangePair(Range* out) { return ReadRangePair(*this, out); }
 
 template <size_t N>
 std::optional<size_t> Decoder::Enum(const JsonKeys<N>& names, std::string_view what) {

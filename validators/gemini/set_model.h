@@ -115,10 +115,7 @@ struct Ir {
   uint64_t dram_offset = 0;
   std::vector<std::string> layers;
 
-  const std::string& LayerName(uint32_t layer) const {
-    static const std::string kNone;
-    return layer < layers.size() ? layers[layer] : kNone;
-  }
+  const std::string& LayerName(uint32_t layer) const { return LayerNameIn(layers, layer); }
 };
 
 // JSON pointers of the dialect's objects.
