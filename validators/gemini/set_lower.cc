@@ -1,6 +1,8 @@
 #include "validators/gemini/set_lower.h"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,22 +22,18 @@ Destination DestinationOf(const set::SendTarget& target) {
 // The blocks each producer's ofmap entries send, first listing first.
 std::unordered_map<int64_t, std::vector<Ofmap>> OfmapsByProducer(const set::Ir& set_ir) {
   std::unordered_map<int64_t, std::vector<Ofmap>> ofmaps;
-  std::unordered_set<int64_t> listed;
+  std::set<std::pair<int64_t, int64_t>> listed;  // (producer, transfer_id)
   for (const set::Core& core : set_ir.cores) {
     for (const set::Workload& w : core.workloads) {
       for (const set::BufferEntry& e : w.buffer) {
         if (e.type != EntryType::kOfmap || !e.workload_id) continue;
         for (const set::Send& send : e.sends) {
-          std::vector<Ofmap>& list = ofmaps[*e.workload_id];
-          if (std::any_of(list.begin(), list.end(),
-                          [&](const Ofmap& o) { return o.transfer_id == send.transfer_id; })) {
-            continue;
-          }
+          if (!listed.emplace(*e.workload_id, send.transfer_id).second) continue;
           Ofmap ofmap{send.range, BytesOf(send.size), send.transfer_id, {}, send.offset};
           for (const set::SendTarget& target : send.targets) {
             ofmap.destinations.push_back(DestinationOf(target));
           }
-          list.push_back(std::move(ofmap));
+          ofmaps[*e.workload_id].push_back(std::move(ofmap));
         }
       }
     }
@@ -57,10 +55,10 @@ BufferEntry EntryOf(const set::BufferEntry& e) {
   return entry;
 }
 
-bool SameTensor(const set::BufferEntry& a, const set::BufferEntry& b) {
-  return a.type == b.type && a.address == b.address && a.blocks == b.blocks &&
-         a.transfer_ids == b.transfer_ids;
-}
+// What tells two entries of a snapshot apart: the same type, blocks and
+// transfers are one tensor listed again (docs/formats/gemini.md §10).
+using TensorKey = std::tuple<EntryType, int64_t, int64_t, std::vector<int64_t>>;
+TensorKey KeyOf(const set::BufferEntry& e) { return {e.type, e.address, e.blocks, e.transfer_ids}; }
 
 Workload WorkloadOf(const set::Workload& w, std::vector<Ofmap> ofmaps) {
   Workload out;
@@ -73,13 +71,9 @@ Workload WorkloadOf(const set::Workload& w, std::vector<Ofmap> ofmaps) {
   out.rings = {{0, set::kRingBlocks * kBlockBytes}};
   out.ifmaps.push_back({8, 8, w.ifmap_range, 0, w.ifmap_ids, w.offset});
   out.ofmaps = std::move(ofmaps);
-  for (size_t e = 0; e < w.buffer.size(); ++e) {
-    const auto first = w.buffer.begin() + static_cast<std::ptrdiff_t>(e);
-    if (std::any_of(w.buffer.begin(), first,
-                    [&](const set::BufferEntry& before) { return SameTensor(before, *first); })) {
-      continue;
-    }
-    out.buffer.push_back(EntryOf(w.buffer[e]));
+  std::set<TensorKey> tensors;
+  for (const set::BufferEntry& e : w.buffer) {
+    if (tensors.insert(KeyOf(e)).second) out.buffer.push_back(EntryOf(e));
   }
   if (w.weight) out.weight = w.weight;
   out.offset = w.offset;
