@@ -211,6 +211,10 @@ TEST(SetDialect, TheRealSetIrSimulates) {
   size_t done = 0;
   for (const CoreTimeline& core : sim.cores) done += core.workloads.size();
   EXPECT_EQ(done, 192u);
+  // A SET IR has no frontend IR: one named with it is read by nothing.
+  DiagnosticSink named(Profile{}, CorpusSetIr().string());
+  EXPECT_FALSE(LoadIr(CorpusSetIr().string(), "frontend.json", LoadOptions{}, named));
+  EXPECT_TRUE(named.Has(core_rules::kCompanionUnused)) << Describe(named);
   LoadOptions run;
   run.needs_tiles = true;
   DiagnosticSink refused(Profile{}, CorpusSetIr().string());
