@@ -12,6 +12,20 @@ namespace accelcheck::gemini {
 
 namespace {
 
+ValidateContext ContextFor(const std::string& path, const LoadOptions& options) {
+  ValidateContext context;
+  context.limits = options.limits;
+  context.path = path;
+  context.deadline = options.deadline;
+  return context;
+}
+
+// Whether a decoded IR goes to the executor: validated to the end, and valid
+// unless the caller takes invalid ones.
+bool HandedOver(const DiagnosticSink& sink, const LoadOptions& options) {
+  return !sink.failed() && (sink.blocking_count() == 0 || options.allow_invalid);
+}
+
 std::optional<LoadedIr> LoadSetIr(const InputBuffer& buffer, const std::string& path,
                                   const std::string& frontend_path, const LoadOptions& options,
                                   DiagnosticSink& sink) {
@@ -28,13 +42,8 @@ std::optional<LoadedIr> LoadSetIr(const InputBuffer& buffer, const std::string& 
                     Quoted(frontend_path), " is not read"));
     return std::nullopt;
   }
-  ValidateContext context;
-  context.limits = options.limits;
-  context.path = path;
-  context.deadline = options.deadline;
-  auto ir = DecodeAndValidateSet(buffer.bytes(), context, sink, &buffer);
-  if (!ir || sink.failed()) return std::nullopt;
-  if (sink.blocking_count() != 0 && !options.allow_invalid) return std::nullopt;
+  auto ir = DecodeAndValidateSet(buffer.bytes(), ContextFor(path, options), sink, &buffer);
+  if (!ir || !HandedOver(sink, options)) return std::nullopt;
   return LoadedIr{LowerSetIr(*ir), std::nullopt};
 }
 
@@ -52,10 +61,7 @@ std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& front
     return std::nullopt;
   }
   LoadedIr loaded;
-  ValidateContext context;
-  context.limits = options.limits;
-  context.path = path;
-  context.deadline = options.deadline;
+  ValidateContext context = ContextFor(path, options);
   if (!frontend_path.empty()) {
     context.companions.push_back(frontend_path);
     loaded.frontend = LoadFrontend(context, sink);
@@ -63,8 +69,7 @@ std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& front
   }
   auto ir = DecodeAndValidate(buffer->bytes(), context,
                               loaded.frontend ? &*loaded.frontend : nullptr, sink, &*buffer);
-  if (!ir || sink.failed()) return std::nullopt;
-  if (sink.blocking_count() != 0 && !options.allow_invalid) return std::nullopt;
+  if (!ir || !HandedOver(sink, options)) return std::nullopt;
   loaded.ir = std::move(*ir);
   return loaded;
 }

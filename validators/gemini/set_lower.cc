@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -55,11 +54,6 @@ BufferEntry EntryOf(const set::BufferEntry& e) {
   return entry;
 }
 
-// What tells two entries of a snapshot apart: the same type, blocks and
-// transfers are one tensor listed again (docs/formats/gemini.md §10).
-using TensorKey = std::tuple<EntryType, int64_t, int64_t, std::vector<int64_t>>;
-TensorKey KeyOf(const set::BufferEntry& e) { return {e.type, e.address, e.blocks, e.transfer_ids}; }
-
 Workload WorkloadOf(const set::Workload& w, std::vector<Ofmap> ofmaps) {
   Workload out;
   out.id = w.id;
@@ -71,9 +65,14 @@ Workload WorkloadOf(const set::Workload& w, std::vector<Ofmap> ofmaps) {
   out.rings = {{0, set::kRingBlocks * kBlockBytes}};
   out.ifmaps.push_back({8, 8, w.ifmap_range, 0, w.ifmap_ids, w.offset});
   out.ofmaps = std::move(ofmaps);
-  std::set<TensorKey> tensors;
+  std::unordered_multimap<int64_t, const set::BufferEntry*> by_address;
   for (const set::BufferEntry& e : w.buffer) {
-    if (tensors.insert(KeyOf(e)).second) out.buffer.push_back(EntryOf(e));
+    const auto [from, to] = by_address.equal_range(e.address);
+    if (std::any_of(from, to, [&](const auto& seen) { return set::SameTensor(*seen.second, e); })) {
+      continue;
+    }
+    by_address.emplace(e.address, &e);
+    out.buffer.push_back(EntryOf(e));
   }
   if (w.weight) out.weight = w.weight;
   out.offset = w.offset;

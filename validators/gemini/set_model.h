@@ -63,6 +63,13 @@ struct BufferEntry {
   uint64_t offset = 0;
 };
 
+// One tensor listed twice in a snapshot: the SET writer lists a tensor again
+// for each workload it is loaded for, with the same blocks and transfers.
+inline bool SameTensor(const BufferEntry& a, const BufferEntry& b) {
+  return a.type == b.type && a.address == b.address && a.blocks == b.blocks &&
+         a.transfer_ids == b.transfer_ids;
+}
+
 struct Workload {
   int64_t id = 0;
   uint32_t layer = kNoLayer;

@@ -300,12 +300,6 @@ void CheckDestinations(const Context& ctx) {
                });
 }
 
-// The ports whose lists hold `transfer_id`, and whether the copies agree.
-struct PortListing {
-  std::vector<int64_t> ports;
-  bool alike = true;
-};
-
 // "[0,1]".
 std::string PortList(const std::vector<int64_t>& ports) {
   std::string text = "[";
@@ -323,7 +317,10 @@ bool SameOut(const DramOut& a, const DramOut& b) {
   const auto& y = b.out;
   return x.type == y.type && x.range.lo == y.range.lo && x.range.hi == y.range.hi &&
          x.size == y.size && x.related_ifmap == y.related_ifmap && a.priority == b.priority &&
-         x.destinations.size() == y.destinations.size();
+         std::equal(x.destinations.begin(), x.destinations.end(), y.destinations.begin(),
+                    y.destinations.end(), [](const Destination& d, const Destination& e) {
+                      return d.core_id == e.core_id && d.workload_id == e.workload_id;
+                    });
 }
 
 void CheckPorts(const Context& ctx) {
@@ -331,7 +328,7 @@ void CheckPorts(const Context& ctx) {
     return std::any_of(ctx.ir.port_positions.begin(), ctx.ir.port_positions.end(),
                        [&](const PortPosition& p) { return p.id == id; });
   };
-  std::unordered_map<int64_t, PortListing> in_ports;
+  std::unordered_map<int64_t, std::vector<int64_t>> in_ports;  // the ports listing each in id
   for (const Port& port : ctx.ir.ports) {
     if (!positioned(port.id)) {
       ctx.Report(rules::kSetDramPorts, port.offset, Str("/DRAM/", port.id),
@@ -339,8 +336,7 @@ void CheckPorts(const Context& ctx) {
     }
     for (size_t i = 0; i < port.in.size(); ++i) {
       const DramIn& in = port.in[i];
-      PortListing& listing = in_ports[in.transfer_id];
-      listing.ports.push_back(port.id);
+      in_ports[in.transfer_id].push_back(port.id);
       if (!SameIn(in, *ctx.index.In(in.transfer_id))) {
         ctx.Report(rules::kSetDramPorts, in.offset, PortInPath(port, i),
                    Str("DRAM in entry of transfer_id ", in.transfer_id,
@@ -369,8 +365,7 @@ void CheckPorts(const Context& ctx) {
             std::vector<int64_t> want = target.ports;
             std::sort(want.begin(), want.end());
             const auto it = in_ports.find(e.sends[s].transfer_id);
-            std::vector<int64_t> have =
-                it == in_ports.end() ? std::vector<int64_t>{} : it->second.ports;
+            std::vector<int64_t> have = it == in_ports.end() ? std::vector<int64_t>{} : it->second;
             std::sort(have.begin(), have.end());
             if (want == have) continue;
             ctx.Report(rules::kSetDramPorts, e.sends[s].offset, Str(path, "/destinations/", s),
@@ -499,13 +494,6 @@ void CheckTopologicalOrder(const Context& ctx) {
 }
 
 // ---- Buffers -------------------------------------------------------------------
-
-// One tensor of a snapshot: the SET writer lists a tensor again for each
-// workload it is loaded for, with the same blocks and transfers.
-bool SameTensor(const BufferEntry& a, const BufferEntry& b) {
-  return a.type == b.type && a.address == b.address && a.blocks == b.blocks &&
-         a.transfer_ids == b.transfer_ids;
-}
 
 bool InRing(const BufferEntry& e) {
   return e.address >= 0 && e.address < kRingBlocks && e.blocks >= 1 && e.blocks <= kRingBlocks;
