@@ -3,6 +3,7 @@
 // dependencies. Each pass assumes the invariants of the earlier ones.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -61,6 +62,18 @@ void CheckDependencies(const Context& ctx);  // validate_dependencies.cc: I-D
 // cycle as the list of workloads on it, or nullopt when it is acyclic.
 std::optional<std::vector<WorkloadRef>> FindWaitCycle(const Ir& ir, const IrIndex& index,
                                                       bool space_edges);
+
+// What a tile of `layer` reads to compute `ofmap` (I-W4): for conv, dense
+// and pools the receptive field clipped to the input (all input channels for
+// conv and dense) and the padding the clipping implies; for element-wise
+// layers the ofmap box itself. nullopt for operations without a modelled
+// window, or a layer without an input shape.
+struct InputWindow {
+  Range ifmap;
+  std::array<int64_t, 4> padding{};  // top, bottom, left, right
+  bool windowed = false;
+};
+std::optional<InputWindow> TileInputWindow(const FrontendLayer& layer, const Range& ofmap);
 
 // Runs every phase, gating each on the blocking diagnostics of the earlier.
 void ValidateIr(const Ir& ir, const Frontend* frontend, const ValidateContext& context,

@@ -156,49 +156,14 @@ void CheckMiniTileKernel(const Context& ctx, const Workload& w, const FrontendLa
   }
 }
 
-// The receptive field of an ofmap range along H (d = 0) or W (d = 1),
-// clipped to the input, and the padding the clipping implies.
-struct Window {
-  int64_t lo, hi, pad_before, pad_after;
-};
-Window ReceptiveField(int64_t o_lo, int64_t o_hi, int64_t stride, int64_t pad, int64_t kernel,
-                      int64_t input) {
-  const int64_t lo = o_lo * stride - pad;
-  const int64_t hi = o_hi * stride - pad + kernel - 1;
-  return Window{std::max<int64_t>(lo, 0), std::min(hi, input - 1), std::max<int64_t>(-lo, 0),
-                std::max<int64_t>(hi - (input - 1), 0)};
-}
-
 // I-W4: the tile's ifmap is the receptive field of its ofmap.
 void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLayer& layer,
                          const std::string& path) {
-  if (layer.input_shapes.empty()) return;
-  const auto& input = layer.input_shapes[0];
-  const bool windowed = layer.op == Op::kConv2d || layer.op == Op::kDense ||
-                        layer.op == Op::kMaxPool || layer.op == Op::kAvgPool;
-  const bool elementwise = layer.op == Op::kAdd || layer.op == Op::kQuantize;
   for (size_t t = 0; t < w.tiles.size(); ++t) {
     const Tile& tile = w.tiles[t];
-    Range expected = tile.ofmap;
-    std::array<int64_t, 4> padding{};
-    if (windowed) {
-      const bool full_channels = layer.op == Op::kConv2d || layer.op == Op::kDense;
-      if (full_channels) {
-        expected.lo[1] = 0;
-        expected.hi[1] = input[1] - 1;
-      }
-      const int64_t pads[2] = {layer.padding[0], layer.padding[1]};  // top, left
-      for (int d = 0; d < 2; ++d) {
-        const Window win = ReceptiveField(tile.ofmap.lo[2 + d], tile.ofmap.hi[2 + d],
-                                          layer.stride[d], pads[d], layer.kernel[d], input[2 + d]);
-        expected.lo[2 + d] = win.lo;
-        expected.hi[2 + d] = win.hi;
-        padding[2 * d] = win.pad_before;
-        padding[2 * d + 1] = win.pad_after;
-      }
-    } else if (!elementwise) {
-      continue;
-    }
+    const std::optional<InputWindow> window = TileInputWindow(layer, tile.ofmap);
+    if (!window) return;
+    const Range& expected = window->ifmap;
     if (tile.ifmap.lo != expected.lo || tile.ifmap.hi != expected.hi) {
       ctx.sink.Report(rules::kTileReceptiveField,
                       LocationAt(tile.offset, TilePath(path, t) + "/ifmap_lower"),
@@ -215,7 +180,8 @@ void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLa
                           " is not the ofmap range ", RangeText(expected)));
       continue;
     }
-    if (windowed && tile.padding != padding) {
+    if (window->windowed && tile.padding != window->padding) {
+      const auto& padding = window->padding;
       ctx.sink.Report(rules::kTilePadding,
                       LocationAt(tile.offset, TilePath(path, t) + "/tile_padding_tblr"),
                       Str("tile padding [", tile.padding[0], ",", tile.padding[1], ",",
@@ -429,6 +395,33 @@ void CheckWindows(const Context& ctx) {
 }
 
 }  // namespace
+
+// The receptive field of an ofmap range along H (d = 0) or W (d = 1),
+// clipped to the input, and the padding the clipping implies.
+std::optional<InputWindow> TileInputWindow(const FrontendLayer& layer, const Range& ofmap) {
+  if (layer.input_shapes.empty()) return std::nullopt;
+  const auto& input = layer.input_shapes[0];
+  const bool windowed = layer.op == Op::kConv2d || layer.op == Op::kDense ||
+                        layer.op == Op::kMaxPool || layer.op == Op::kAvgPool;
+  const bool elementwise = layer.op == Op::kAdd || layer.op == Op::kQuantize;
+  if (!windowed && !elementwise) return std::nullopt;
+  InputWindow window{ofmap, {}, windowed};
+  if (!windowed) return window;
+  if (layer.op == Op::kConv2d || layer.op == Op::kDense) {
+    window.ifmap.lo[1] = 0;
+    window.ifmap.hi[1] = input[1] - 1;
+  }
+  const int64_t pads[2] = {layer.padding[0], layer.padding[1]};  // top, left
+  for (int d = 0; d < 2; ++d) {
+    const int64_t lo = ofmap.lo[2 + d] * layer.stride[d] - pads[d];
+    const int64_t hi = ofmap.hi[2 + d] * layer.stride[d] - pads[d] + layer.kernel[d] - 1;
+    window.ifmap.lo[2 + d] = std::max<int64_t>(lo, 0);
+    window.ifmap.hi[2 + d] = std::min(hi, input[2 + d] - 1);
+    window.padding[2 * d] = std::max<int64_t>(-lo, 0);
+    window.padding[2 * d + 1] = std::max<int64_t>(hi - (input[2 + d] - 1), 0);
+  }
+  return window;
+}
 
 void CheckTiles(const Context& ctx) {
   for (const Core& core : ctx.ir.cores) {
