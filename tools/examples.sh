@@ -27,10 +27,12 @@ echo "wrote $out/gemini/net.svg and net.simulation.json"
 # The same schedule gzipped, as large schedules travel: validated from its inflated bytes.
 gzip -c "$out/gemini/net.json" > "$out/gemini/net.json.gz"
 "$accelcheck" validate "$out/gemini/net.json.gz" --frontend "$out/gemini/net.frontend.json"
-# A schedule in the SET generator's dialect: validated and simulated (it has no frontend IR).
+# A schedule in the SET generator's dialect, with the same frontend IR: validated, simulated
+# and computed.
 "$accelcheck" generate gemini --dialect set --mesh 2x2 --layers 4 --channels 16 -o "$out/gemini/set.json"
 "$accelcheck" validate "$out/gemini/set.json"
 "$accelcheck" simulate "$out/gemini/set.json" --svg "$out/gemini/set.svg" -o "$out/gemini/set.simulation.json"
+"$accelcheck" run "$out/gemini/set.json" --frontend "$out/gemini/set.frontend.json" --l2-addressed
 
 "$accelcheck" conformance --generate "$out/suite" >/dev/null
 "$accelcheck" conformance "$out/suite" | tail -1

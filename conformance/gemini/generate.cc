@@ -30,6 +30,11 @@ struct Rows {
 // The operations a generated network is made of; kFc expands to kGap + kDense.
 enum class Op : uint8_t { kConv, kMaxPool, kAvgPool, kAdd, kGap, kDense };
 
+std::string NameOf(Op op, int layer) {
+  static constexpr const char* kPrefix[] = {"conv_", "maxpool_", "avgpool_", "add_", "gap_", "fc_"};
+  return Str(kPrefix[static_cast<int>(op)], layer);
+}
+
 struct Layer {
   Op op;
   int input;          // the layer whose output it reads, or -1 for the network input
@@ -86,10 +91,10 @@ class Scheduler {
   explicit Scheduler(const GenerateOptions& o) : o_(o), cores_(o.mesh_x * o.mesh_y) {}
   std::optional<std::string> Plan();
   void WriteIr(std::ostream& out);
+  void BuildLayers();
   void WriteFrontend(std::ostream& out) const;
 
  private:
-  void BuildLayers();
   const Layer& LayerOf(const Work& w) const { return layers_[static_cast<size_t>(w.layer)]; }
   int64_t FmapBytes(int64_t channels, int64_t rows, int64_t width) const {
     return o_.batch * Align8(channels) * rows * width;
@@ -143,8 +148,7 @@ class Scheduler {
 };
 
 std::string Scheduler::Name(int layer) const {
-  static constexpr const char* kPrefix[] = {"conv_", "maxpool_", "avgpool_", "add_", "gap_", "fc_"};
-  return Str(kPrefix[static_cast<int>(layers_[static_cast<size_t>(layer)].op)], layer);
+  return NameOf(layers_[static_cast<size_t>(layer)].op, layer);
 }
 
 std::vector<int> Scheduler::Operands(const Layer& l) const {
@@ -749,5 +753,13 @@ std::optional<std::string> GenerateIr(const GenerateOptions& options, std::ostre
   scheduler.WriteFrontend(frontend);
   return std::nullopt;
 }
+
+void GenerateFrontend(const GenerateOptions& options, std::ostream& frontend) {
+  Scheduler scheduler(options);
+  scheduler.BuildLayers();
+  scheduler.WriteFrontend(frontend);
+}
+
+std::string ConvolutionName(int layer) { return NameOf(Op::kConv, layer); }
 
 }  // namespace accelcheck::gemini

@@ -61,4 +61,11 @@ GenerateOptions RandomizeOptions(const GenerateOptions& bounds, uint64_t seed);
 std::optional<std::string> GenerateIr(const GenerateOptions& options, std::ostream& ir,
                                       std::ostream& frontend);
 
+// The name of the network's layer `layer` when it is a convolution.
+std::string ConvolutionName(int layer);
+
+// Writes the frontend IR alone of the network `options` describes: the one
+// GenerateIr writes, which the SET dialect's writer pairs with its IR.
+void GenerateFrontend(const GenerateOptions& options, std::ostream& frontend);
+
 }  // namespace accelcheck::gemini

@@ -31,16 +31,18 @@ class GeminiProvider final : public conformance::Provider {
 
   // The schedule with its frontend IR, the frontend IR alone (the frontend
   // rules' cases change it, and the IR's cases decline on it), and a
-  // schedule in the SET generator's dialect.
+  // schedule in the SET generator's dialect with its frontend IR.
   std::vector<Base> Bases() const override {
     const NamedFile frontend{"valid_base.frontend.json", Bytes(CaseBaseFrontend())};
-    return {
-        {"gemini.valid.base",
-         "valid_base.json",
-         {{"valid_base.json", Bytes(CaseBaseIr())}},
-         {frontend}},
-        {"gemini.valid.frontend", "valid_base.frontend.json", {frontend}, {}},
-        {"gemini.valid.set", "valid_set.json", {{"valid_set.json", Bytes(CaseBaseSetIr())}}, {}}};
+    return {{"gemini.valid.base",
+             "valid_base.json",
+             {{"valid_base.json", Bytes(CaseBaseIr())}},
+             {frontend}},
+            {"gemini.valid.frontend", "valid_base.frontend.json", {frontend}, {}},
+            {"gemini.valid.set",
+             "valid_set.json",
+             {{"valid_set.json", Bytes(CaseBaseSetIr())}},
+             {{"valid_set.frontend.json", Bytes(CaseBaseSetFrontend())}}}};
   }
 
   const std::vector<conformance::MutationCase>& Cases() const override { return MutationCases(); }

@@ -9,6 +9,7 @@
 #include "validators/core/json_exception.h"
 #include "validators/core/text.h"
 #include "validators/gemini/decode.h"
+#include "validators/gemini/frontend.h"
 #include "validators/gemini/rules.h"
 
 namespace accelcheck::gemini {
@@ -24,6 +25,9 @@ struct SetChange {
   // Edits the IR at the first place it can and returns the JSON pointer the
   // validator must report; throws when the IR has no such place.
   std::function<std::string(json&)> change;
+  // The rule holds between the IR and its frontend IR: the case needs the
+  // base's frontend IR and is validated with it.
+  bool with_frontend = false;
 };
 
 [[noreturn]] void NoPlace(const char* what) { throw std::invalid_argument(what); }
@@ -232,6 +236,18 @@ std::vector<SetChange> Table() {
                return std::string();
              });
        }},
+      // The first workload that reads rows misses its last row.
+      {&kSetReceptiveField,
+       {},
+       [](json& ir) {
+         return FirstWorkload(ir, [](json& w, const std::string& path) -> std::string {
+           json& ifmap = w.at("ifmap");
+           if (ifmap.at("upper").at(2) == ifmap.at("lower").at(2)) return "";
+           ifmap.at("upper").at(2) = ifmap.at("upper").at(2).get<int64_t>() - 1;
+           return Str(path, "/ifmap");
+         });
+       },
+       true},
   };
 }
 
@@ -242,11 +258,23 @@ ac::OrDeclined<ac::Mutated> Apply(const SetChange& c, const ac::Base& base,
     return ac::Declined{
         Str(c.rule->id, " is a rule of the SET dialect, and the input is not a SET-dialect IR")};
   }
+  ac::Mutated result;
+  if (c.with_frontend) {
+    for (const ac::NamedFile& companion : base.companions) {
+      if (LooksLikeFrontend(ByteView(companion.bytes.data(), companion.bytes.size())))
+        result.companions.push_back(companion.name);
+    }
+    if (result.companions.empty()) {
+      return ac::Declined{Str(c.rule->id, " holds between the IR and its frontend IR: give it ",
+                              "with --frontend FILE")};
+    }
+  }
   try {
     json ir = json::parse(bytes.begin(), bytes.end());
-    const std::string path = c.change(ir);
+    result.path = c.change(ir);
     const std::string text = ir.dump();
-    return ac::Mutated{{{name, std::vector<uint8_t>(text.begin(), text.end())}}, {}, path};
+    result.files.push_back({name, std::vector<uint8_t>(text.begin(), text.end())});
+    return result;
   } catch (const std::exception& e) {
     return ac::Declined{
         Str("cannot break ", c.rule->id, " in this IR: ", JsonExceptionText(e.what()))};
@@ -259,7 +287,7 @@ std::vector<ac::MutationCase> SetMutationCases() {
   std::vector<ac::MutationCase> cases;
   static const std::vector<SetChange> kTable = Table();
   for (const SetChange& c : kTable) {
-    cases.push_back({c.rule, c.also, false,
+    cases.push_back({c.rule, c.also, c.with_frontend,
                      [&c](const ac::Base& base, uint64_t /*seed*/, const std::string& name) {
                        return Apply(c, base, name);
                      }});

@@ -73,6 +73,16 @@ class SetWriter {
     const auto [lo, hi] = Channels(core);
     return {{0, lo, 0, 0}, {o_.batch - 1, hi, o_.height - 1, o_.width - 1}};
   }
+  // A block sent core to core goes in two transfers, split along W, as the
+  // real writer splits them (docs/formats/gemini.md "The SET dialect").
+  std::vector<Box> Parts(const Box& b) const {
+    if (b.hi[3] == b.lo[3]) return {b};
+    const int64_t mid = (b.lo[3] + b.hi[3] + 1) / 2;
+    Box west = b, east = b;
+    west.hi[3] = mid - 1;
+    east.lo[3] = mid;
+    return {west, east};
+  }
   Box Whole() const {
     return {{0, 0, 0, 0}, {o_.batch - 1, o_.channels - 1, o_.height - 1, o_.width - 1}};
   }
@@ -118,12 +128,15 @@ json SetWriter::DramOut(int64_t transfer_id, const char* type, const std::string
 }
 
 void SetWriter::Layer(int layer) {
-  const std::string name = Str("conv", layer);
+  const std::string name = ConvolutionName(layer);
   const bool last = layer + 1 == o_.layers;
   const Box whole = Whole();
   // Every workload's own transfers, before any snapshot names them.
   std::vector<int64_t> weight_ids(cores_);
-  std::vector<std::vector<int64_t>> send_ids(cores_, std::vector<int64_t>(last ? 1 : cores_));
+  // Per core: its store to DRAM, or per consumer and part a transfer.
+  const size_t parts = last ? 1 : Parts(BlockOf(0)).size();
+  std::vector<std::vector<int64_t>> send_ids(
+      cores_, std::vector<int64_t>(last ? 1 : static_cast<size_t>(cores_) * parts));
   for (int core = 0; core < cores_; ++core) {
     const auto [k_lo, k_hi] = Channels(core);
     weight_ids[core] = next_transfer_++;
@@ -179,17 +192,19 @@ void SetWriter::Layer(int layer) {
       reads.push_back(input_id_);
     } else {
       for (int producer = 0; producer < cores_; ++producer) {
-        const Box from = BlockOf(producer);
-        const int64_t t = sends_[producer][core];
-        sources.push_back({{"channel", json::array({from.lo[1], from.hi[1]})},
-                           {"id", MeshId(producer)},
-                           {"layer_name", Str("conv", layer - 1)},
-                           {"lower", Lower(from)},
-                           {"size", from.Bits()},
-                           {"transfer_id", t},
-                           {"type", "core"},
-                           {"upper", Upper(from)}});
-        reads.push_back(t);
+        const std::vector<Box> from = Parts(BlockOf(producer));
+        for (size_t part = 0; part < from.size(); ++part) {
+          const int64_t t = sends_[producer][core * from.size() + part];
+          sources.push_back({{"channel", json::array({from[part].lo[1], from[part].hi[1]})},
+                             {"id", MeshId(producer)},
+                             {"layer_name", ConvolutionName(layer - 1)},
+                             {"lower", Lower(from[part])},
+                             {"size", from[part].Bits()},
+                             {"transfer_id", t},
+                             {"type", "core"},
+                             {"upper", Upper(from[part])}});
+          reads.push_back(t);
+        }
         max_workload = std::max(max_workload, WorkloadId(layer - 1, producer));
       }
     }
@@ -203,7 +218,9 @@ void SetWriter::Layer(int layer) {
     buffer.push_back(std::move(ifmap));
     // The ofmap, sent to each workload of the next layer or stored to DRAM.
     json sends = json::array();
+    const std::vector<Box> parts_of_block = last ? std::vector<Box>{block} : Parts(block);
     for (size_t s = 0; s < send_ids[core].size(); ++s) {
+      const Box& sent = parts_of_block[s % parts];
       json target;
       if (last) {
         target = {{"id", RowPorts(core)}, {"layer_name", "output"}, {"type", "DRAM"}};
@@ -212,17 +229,17 @@ void SetWriter::Layer(int layer) {
                                {"upper", Upper(block)},          {"workload_id", id}};
         for (const json& port : RowPorts(core)) ports_in_[port.get<size_t>()].push_back(in_entry);
       } else {
-        const int consumer = static_cast<int>(s);
+        const int consumer = static_cast<int>(s / parts);
         target = {{"id", MeshId(consumer)},
-                  {"layer_name", Str("conv", layer + 1)},
+                  {"layer_name", ConvolutionName(layer + 1)},
                   {"type", "core"},
                   {"workload_id", WorkloadId(layer + 1, consumer)}};
       }
       sends.push_back({{"destination", json::array({target})},
-                       {"lower", Lower(block)},
-                       {"size", block.Bits()},
+                       {"lower", Lower(sent)},
+                       {"size", sent.Bits()},
                        {"transfer_id", send_ids[core][s]},
-                       {"upper", Upper(block)}});
+                       {"upper", Upper(sent)}});
     }
     const Placement o = ring.Take(BlocksOf(block.Bits()));
     const bool held = !last;  // the core runs the next layer's workload after it
@@ -301,24 +318,41 @@ std::optional<std::string> SetWriter::Write(std::ostream& out) {
 
 }  // namespace
 
-std::optional<std::string> GenerateSetIr(const GenerateOptions& options, std::ostream& ir) {
+std::optional<std::string> GenerateSetIr(const GenerateOptions& options, std::ostream& ir,
+                                         std::ostream& frontend) {
   if (options.layers < 1 || options.mesh_x < 1 || options.mesh_y < 1 || options.batch < 1 ||
       options.channels < 1 || options.height < 1 || options.width < 1) {
     return "sizes are whole numbers of at least 1";
   }
-  return SetWriter(options).Write(ir);
+  if (auto problem = SetWriter(options).Write(ir)) return problem;
+  GenerateFrontend(options, frontend);
+  return std::nullopt;
 }
 
-std::string CaseBaseSetIr() {
+namespace {
+
+GenerateOptions SetBaseOptions() {
   GenerateOptions o;
   o.layers = 2;
   o.mesh_x = 2;
   o.channels = 8;
   o.height = 8;
   o.width = 4;
-  std::ostringstream text;
-  GenerateSetIr(o, text);
-  return text.str();
+  return o;
+}
+
+}  // namespace
+
+std::string CaseBaseSetIr() {
+  std::ostringstream ir, frontend;
+  GenerateSetIr(SetBaseOptions(), ir, frontend);
+  return ir.str();
+}
+
+std::string CaseBaseSetFrontend() {
+  std::ostringstream ir, frontend;
+  GenerateSetIr(SetBaseOptions(), ir, frontend);
+  return frontend.str();
 }
 
 }  // namespace accelcheck::gemini

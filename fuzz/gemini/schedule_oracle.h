@@ -45,7 +45,7 @@ inline void ValidateAndSimulate(ByteView bytes) {
   DiagnosticSink sink(Profile{}, "fuzz-input");
   std::optional<gemini::Ir> ir;
   if (gemini::LooksLikeSetIr(bytes)) {
-    const auto set_ir = gemini::DecodeAndValidateSet(bytes, context, sink);
+    const auto set_ir = gemini::DecodeAndValidateSet(bytes, context, nullptr, sink);
     if (set_ir && sink.blocking_count() == 0) ir = gemini::LowerSetIr(*set_ir);
   } else {
     ir = gemini::DecodeAndValidate(bytes, context, nullptr, sink);

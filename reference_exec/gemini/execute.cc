@@ -217,6 +217,14 @@ class Executor {
   void RunUntiled();
   // The layer that fills a buffer tensor, from its first source.
   std::string SourceLayer(const BufferEntry& entry) const;
+  // The part of its producer's output a transfer carries, in the producer
+  // workload's frame (ofmap ranges are local to it: docs/formats/gemini.md
+  // §2.3), and where that part starts in the layer's absolute frame.
+  struct Block {
+    Range local;
+    Index4 absolute_lo;
+  };
+  std::optional<Block> BlockOf(int64_t transfer_id) const;
   // The data of a buffer tensor, assembled from its sources, in its frame;
   // and where that frame's origin lies in the producer's absolute coordinates.
   Tensor Assemble(const BufferEntry& entry, Index4* origin) const;
@@ -231,18 +239,34 @@ class Executor {
     L2Placement place;
     const BufferEntry* entry;
   };
-  // Where a transfer's data lands: a tensor on a core, at a box of its frame.
+  // Where a transfer's data lands: a tensor on a core, at a box of its
+  // frame; the producer's element at `from` (in its workload's frame) lands
+  // at block.lo.
   struct Target {
     size_t core;
     int64_t tensor_id;
     Range block;
+    Index4 from{};
   };
-  // A target resolved to its live placement while the producer runs.
+  // A target resolved to its live placement while the producer runs; only
+  // the producer's elements in `carried` (the transfer's block) go to it.
   struct Sink {
     L2Memory* memory;
     const L2Placement* place;
     Range block;
     size_t core;
+    Index4 from;
+    Range carried;
+    // Where the producer's element at `local` lands, when it does.
+    std::optional<Index4> At(const Index4& local) const {
+      Index4 to;
+      for (int d = 0; d < 4; ++d) {
+        if (local[d] < carried.lo[d] || local[d] > carried.hi[d]) return std::nullopt;
+        to[d] = block.lo[d] + local[d] - from[d];
+        if (to[d] < block.lo[d] || to[d] > block.hi[d]) return std::nullopt;
+      }
+      return to;
+    }
   };
   bool AllocateL2();
   // Makes `w`'s snapshot the live set of core `c` and fills the tensors it
@@ -332,6 +356,35 @@ void Executor::RunUntiled() {
   }
 }
 
+std::optional<Executor::Block> Executor::BlockOf(int64_t transfer_id) const {
+  const auto producer = index_.OfmapProducer(transfer_id);
+  if (!producer) return std::nullopt;
+  const Workload& w = index_.At(*producer);
+  for (const Ofmap& o : w.ofmaps) {
+    if (o.transfer_id != transfer_id) continue;
+    Block block{o.range, {}};
+    for (int d = 0; d < 4; ++d) block.absolute_lo[d] = w.range.lo[d] + o.range.lo[d];
+    return block;
+  }
+  return std::nullopt;
+}
+
+// The part `block` (in the frame of `out`) of a workload's output.
+Tensor Crop(const Tensor& out, const Range& block) {
+  Shape shape;
+  for (int d = 0; d < 4; ++d) {
+    shape[d] = std::max<int64_t>(std::min(block.hi[d], out.shape[d] - 1) - block.lo[d] + 1, 0);
+  }
+  Tensor part(shape, kPoison);
+  for (size_t i = 0; i < part.data.size(); ++i) {
+    const Index4 local = LocalIndex(i, shape);
+    const Index4 at{local[0] + block.lo[0], local[1] + block.lo[1], local[2] + block.lo[2],
+                    local[3] + block.lo[3]};
+    if (out.Inside(at)) part.data[i] = out.At(at);
+  }
+  return part;
+}
+
 std::string Executor::SourceLayer(const BufferEntry& entry) const {
   if (entry.sources.empty()) return {};
   const Source& s = entry.sources.front();
@@ -382,10 +435,10 @@ Tensor Executor::Assemble(const BufferEntry& entry, Index4* origin) const {
     Index4 abs_lo{};
     if (s.type == SourceType::kCore) {
       const auto it = ofmaps_.find(s.transfer_id);
-      const auto producer = index_.OfmapProducer(s.transfer_id);
-      if (it == ofmaps_.end() || !producer) continue;  // not produced yet: stays poison
+      const auto block = BlockOf(s.transfer_id);
+      if (it == ofmaps_.end() || !block) continue;  // not produced yet: stays poison
       piece = it->second;
-      abs_lo = index_.At(*producer).range.lo;
+      abs_lo = block->absolute_lo;
     } else if (const auto out = index_.DramOut(s.transfer_id)) {
       piece = DramOutData(ir_.dram_out[*out]);
       abs_lo = ir_.dram_out[*out].range.lo;
@@ -415,9 +468,9 @@ std::optional<Index4> Executor::EntryOrigin(const BufferEntry& entry) const {
   for (const Source& s : entry.sources) {
     Index4 abs_lo;
     if (s.type == SourceType::kCore) {
-      const auto producer = index_.OfmapProducer(s.transfer_id);
-      if (!producer) continue;
-      for (int d = 0; d < 4; ++d) abs_lo[d] = index_.At(*producer).range.lo[d];
+      const auto block = BlockOf(s.transfer_id);
+      if (!block) continue;
+      abs_lo = block->absolute_lo;
     } else if (const auto out = index_.DramOut(s.transfer_id)) {
       for (int d = 0; d < 4; ++d) abs_lo[d] = ir_.dram_out[*out].range.lo[d];
     } else {
@@ -466,7 +519,8 @@ void Executor::FillSource(size_t c, const BufferEntry& entry, const L2Placement&
     const auto it = ofmaps_.find(s.transfer_id);
     if (it == ofmaps_.end()) {
       // Not produced yet: the producer writes it here, tile by tile.
-      targets_[s.transfer_id].push_back({c, entry.tensor_id, s.range});
+      const auto block = BlockOf(s.transfer_id);
+      if (block) targets_[s.transfer_id].push_back({c, entry.tensor_id, s.range, block->local.lo});
       return;
     }
     CopyInto(l2_[c], place, it->second, s.range);
@@ -577,7 +631,7 @@ std::vector<Executor::Sink> Executor::Sinks(const Workload& w) {
     for (const Target& t : it->second) {
       const auto placed = live_[t.core].find(t.tensor_id);
       if (placed != live_[t.core].end())
-        sinks.push_back({&l2_[t.core], &placed->second.place, t.block, t.core});
+        sinks.push_back({&l2_[t.core], &placed->second.place, t.block, t.core, t.from, o.range});
     }
   }
   return sinks;
@@ -625,7 +679,7 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
       result_.skipped_layers.push_back(name);
     }
     for (const Ofmap& o : w.ofmaps) {
-      ofmaps_[o.transfer_id] = out;
+      ofmaps_[o.transfer_id] = Crop(out, o.range);
       targets_.erase(o.transfer_id);
     }
     return;
@@ -696,13 +750,7 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
       out.Set(local, v);
       // The tile's output goes straight to every tensor awaiting it.
       for (const Sink& sink : sinks) {
-        Index4 to;
-        bool inside = true;
-        for (int d = 0; d < 4; ++d) {
-          to[d] = sink.block.lo[d] + local[d];
-          inside = inside && to[d] <= sink.block.hi[d];
-        }
-        if (inside) sink.memory->Store(*sink.place, to, v);
+        if (const auto to = sink.At(local)) sink.memory->Store(*sink.place, *to, v);
       }
     });
   }
@@ -712,17 +760,17 @@ void Executor::RunWorkload(size_t c, const Workload& w) {
       !result_.first_mismatch->l2_address) {
     // Where the element lies in this core's L2, when the workload keeps it there.
     Mismatch& m = *result_.first_mismatch;
+    const Index4 local{m.at[0] - w.range.lo[0], m.at[1] - w.range.lo[1], m.at[2] - w.range.lo[2],
+                       m.at[3] - w.range.lo[3]};
     for (const Sink& sink : sinks) {
-      if (sink.core != c) continue;
-      Index4 to;
-      for (int d = 0; d < 4; ++d) to[d] = sink.block.lo[d] + m.at[d] - w.range.lo[d];
-      if (!sink.place->Inside(to)) continue;
-      m.l2_address = sink.place->ElementAddress(to);
+      const auto to = sink.core == c ? sink.At(local) : std::nullopt;
+      if (!to || !sink.place->Inside(*to)) continue;
+      m.l2_address = sink.place->ElementAddress(*to);
       break;
     }
   }
   for (const Ofmap& o : w.ofmaps) {
-    ofmaps_[o.transfer_id] = out;
+    ofmaps_[o.transfer_id] = Crop(out, o.range);
     targets_.erase(o.transfer_id);
     const bool to_dram =
         std::any_of(o.destinations.begin(), o.destinations.end(),

@@ -11,6 +11,12 @@ namespace {
 // Offsets stay far from int64 overflow when added to an address.
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;
 
+// I-Z1's layouts, and the packed int8 tensors (align 1) of the SET dialect
+// in the Gemini tables (docs/formats/gemini.md "The SET dialect").
+bool Placeable(const BufferEntry& entry) {
+  return ValidLayout(entry.align, entry.bitwidth) || (entry.align == 1 && entry.bitwidth == 8);
+}
+
 }  // namespace
 
 std::optional<L2Placement> L2Placement::InRegion(const BufferEntry& entry, const Workload& w,
@@ -31,7 +37,7 @@ std::optional<L2Placement> L2Placement::InRegion(const BufferEntry& entry, const
 
 std::optional<L2Placement> L2Placement::Fmap(const BufferEntry& entry, const Workload& w,
                                              int64_t buffersize) {
-  if (!ValidLayout(entry.align, entry.bitwidth)) return std::nullopt;
+  if (!Placeable(entry)) return std::nullopt;
   Index4 extents;
   int64_t bytes = entry.bitwidth / 8;
   for (int d = 0; d < 4; ++d) {

@@ -3,7 +3,6 @@
 #include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/format.h"
-#include "validators/core/text.h"
 #include "validators/gemini/decode.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/gemini/set_lower.h"
@@ -26,37 +25,14 @@ bool HandedOver(const DiagnosticSink& sink, const LoadOptions& options) {
   return !sink.failed() && (sink.blocking_count() == 0 || options.allow_invalid);
 }
 
-std::optional<LoadedIr> LoadSetIr(const InputBuffer& buffer, const std::string& path,
-                                  const std::string& frontend_path, const LoadOptions& options,
-                                  DiagnosticSink& sink) {
-  if (options.needs_tiles) {
-    sink.Report(core_rules::kFormatUnsupported, Location{},
-                "an IR of the SET generator's dialect has no tile_info and no frontend IR names "
-                "its layers, so the functional executor cannot compute it (docs/formats/gemini.md "
-                "§10); simulate runs it");
-    return std::nullopt;
-  }
-  if (!frontend_path.empty()) {
-    sink.Report(core_rules::kCompanionUnused, Location{std::nullopt, std::nullopt, frontend_path},
-                Str("an IR of the SET generator's dialect has no frontend IR: ",
-                    Quoted(frontend_path), " is not read"));
-    return std::nullopt;
-  }
-  auto ir = DecodeAndValidateSet(buffer.bytes(), ContextFor(path, options), sink, &buffer);
-  if (!ir || !HandedOver(sink, options)) return std::nullopt;
-  return LoadedIr{LowerSetIr(*ir), std::nullopt};
-}
-
 }  // namespace
 
 std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& frontend_path,
                                const LoadOptions& options, DiagnosticSink& sink) {
   std::optional<InputBuffer> buffer = ReadModelFile(path, options.limits, sink);
   if (!buffer) return std::nullopt;
-  if (LooksLikeSetIr(buffer->bytes())) {
-    return LoadSetIr(*buffer, path, frontend_path, options, sink);
-  }
-  if (!LooksLikeIr(buffer->bytes())) {
+  const bool set_dialect = LooksLikeSetIr(buffer->bytes());
+  if (!set_dialect && !LooksLikeIr(buffer->bytes())) {
     sink.Report(core_rules::kFormatUnknown, Location{}, "the file is not a Gemini scheduler IR");
     return std::nullopt;
   }
@@ -67,8 +43,14 @@ std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& front
     loaded.frontend = LoadFrontend(context, sink);
     if (!loaded.frontend) return std::nullopt;
   }
-  auto ir = DecodeAndValidate(buffer->bytes(), context,
-                              loaded.frontend ? &*loaded.frontend : nullptr, sink, &*buffer);
+  const Frontend* frontend = loaded.frontend ? &*loaded.frontend : nullptr;
+  if (set_dialect) {
+    auto ir = DecodeAndValidateSet(buffer->bytes(), context, frontend, sink, &*buffer);
+    if (!ir || !HandedOver(sink, options)) return std::nullopt;
+    loaded.ir = LowerSetIr(*ir, frontend);
+    return loaded;
+  }
+  auto ir = DecodeAndValidate(buffer->bytes(), context, frontend, sink, &*buffer);
   if (!ir || !HandedOver(sink, options)) return std::nullopt;
   loaded.ir = std::move(*ir);
   return loaded;
@@ -76,7 +58,7 @@ std::optional<LoadedIr> LoadIr(const std::string& path, const std::string& front
 
 std::optional<LoadedIr> LoadValidIr(const std::string& path, const std::string& frontend_path,
                                     const Limits& limits, DiagnosticSink& sink) {
-  return LoadIr(path, frontend_path, {limits, Deadline(limits.time_budget_ms), false, false}, sink);
+  return LoadIr(path, frontend_path, {limits, Deadline(limits.time_budget_ms), false}, sink);
 }
 
 }  // namespace accelcheck::gemini

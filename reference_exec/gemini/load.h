@@ -25,13 +25,11 @@ struct LoadOptions {
   Deadline deadline{0};
   // Hand over an IR that decodes but breaks rules (simulate --allow-invalid).
   bool allow_invalid = false;
-  // The caller computes tiles (the functional executor): an IR of the SET
-  // dialect, which has none, is refused as core.format.unsupported.
-  bool needs_tiles = false;
 };
 
 // An IR of the SET generator's dialect is validated as one and handed over in
-// the Gemini tables (LowerSetIr); it has no frontend IR to name.
+// the Gemini tables (LowerSetIr), with one tile per workload when a frontend
+// IR gives its layers.
 // Reports to `sink` (read failures, every validation diagnostic) and returns
 // the model when the file holds no blocking diagnostic, or with
 // `allow_invalid` when it decodes. A frontend that cannot be used and a limit

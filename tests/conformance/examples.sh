@@ -32,6 +32,8 @@ test -s "$gemini/net.svg"
 "$accelcheck" validate --output json "$gemini/set.json" | grep -q '"dialect": "set"'
 "$accelcheck" simulate "$gemini/set.json" -o "$gemini/set.simulation.json"
 grep -q '"deadlock": null' "$gemini/set.simulation.json"
+"$accelcheck" run "$gemini/set.json" --frontend "$gemini/set.frontend.json" --l2-addressed |
+  grep -q '"tiled_equals_untiled": true'
 "$accelcheck" run "$gemini/net.json" --frontend "$gemini/net.frontend.json" --l2-addressed |
   grep -q '"tiled_equals_untiled": true'
 

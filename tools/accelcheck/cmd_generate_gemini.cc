@@ -1,7 +1,7 @@
 // accelcheck generate gemini ... -o OUT.json: the reference scheduler
 // (conformance/gemini/generate.h) writes a valid scheduler IR and, next to
-// it, its frontend IR (OUT's stem + .frontend.json); with --dialect set, an
-// IR in the SET generator's dialect alone (conformance/gemini/set_generate.h).
+// it, its frontend IR (OUT's stem + .frontend.json); with --dialect set, the
+// IR is in the SET generator's dialect (conformance/gemini/set_generate.h).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -32,7 +32,7 @@ CommandSpec GenerateGeminiSpec() {
       {"random", false, "", "pick the sizes from the seed, up to the values given"},
       {"mixed", false, "", "with --random, the seed also picks the layer kinds"},
       {"dialect", true, "gemini|set",
-       "the IR's dialect (default gemini); set writes convolutions split by channels, no frontend"},
+       "the IR's dialect (default gemini); set writes convolutions split by channels"},
       {"o", true, "OUT", "where to write the IR"},
       {"help", false, "", "print this help"},
   };
@@ -51,22 +51,9 @@ CommandSpec GenerateGeminiSpec() {
       "up\n"
       "to N), and with --mixed the layer kinds too. --dialect set writes the SET generator's\n"
       "dialect instead (global workload ids, L2 addresses in 1 KiB blocks of a ring, DRAM\n"
-      "ports): N convolutions, each layer split by output channels over the mesh, no frontend "
-      "IR.\n",
+      "ports): N convolutions, each layer split by output channels over the mesh, with the same\n"
+      "frontend IR.\n",
       std::move(flags)};
-}
-
-// The SET dialect has no frontend IR: one file.
-ExitCode WriteSet(const CommandSpec& spec, const gemini::GenerateOptions& options,
-                  const std::string& path, bool quiet) {
-  std::string error;
-  std::optional<OutputFile> ir = OutputFile::Open(path, &error);
-  if (!ir) return IoError(spec, error);
-  if (const auto problem = gemini::GenerateSetIr(options, ir->stream()))
-    return UsageError(spec, *problem);
-  if (!ir->Commit(&error)) return IoError(spec, error);
-  if (!quiet) std::cout << "wrote " << path << "\n";
-  return ExitCode::kConforms;
 }
 
 }  // namespace
@@ -119,15 +106,16 @@ ExitCode RunGenerateGemini(const Args& args) {
     return UsageError(spec, "--mixed picks the layer kinds with --random");
   if (parsed->Has("random")) options = gemini::RandomizeOptions(options, options.seed);
   const std::string dialect = parsed->Get("dialect").value_or("gemini");
-  if (dialect == "set") return WriteSet(spec, options, *out_path, parsed->Has("quiet"));
-  if (dialect != "gemini") return UsageError(spec, "--dialect takes gemini or set");
+  if (dialect != "gemini" && dialect != "set")
+    return UsageError(spec, "--dialect takes gemini or set");
+  const auto generate = dialect == "set" ? gemini::GenerateSetIr : gemini::GenerateIr;
   const std::string frontend_path =
       std::filesystem::path(*out_path).replace_extension("").string() + ".frontend.json";
   std::optional<OutputFile> ir = OutputFile::Open(*out_path, &error);
   std::optional<OutputFile> frontend = ir ? OutputFile::Open(frontend_path, &error) : std::nullopt;
   if (!frontend) return IoError(spec, error);
   // Nothing replaces an existing file unless both are complete.
-  if (const auto problem = gemini::GenerateIr(options, ir->stream(), frontend->stream()))
+  if (const auto problem = generate(options, ir->stream(), frontend->stream()))
     return UsageError(spec, *problem);
   if (!ir->Commit(&error) || !frontend->Commit(&error)) return IoError(spec, error);
   if (!parsed->Has("quiet")) std::cout << "wrote " << *out_path << " and " << frontend_path << "\n";

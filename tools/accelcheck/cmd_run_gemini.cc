@@ -55,7 +55,6 @@ ExitCode RunGemini(const Args& args) {
   if (parsed->positional.size() != 1) return UsageError(spec, "expected exactly one IR file");
   if (!parsed->Has("frontend")) return UsageError(spec, "the functional executor needs --frontend");
   gemini::LoadOptions load;
-  load.needs_tiles = true;
   if (!ApplyLimitFlags(*parsed, &load.limits, &error)) return UsageError(spec, error);
   // The budget bounds the whole command: it starts before the file is read.
   load.deadline = Deadline(load.limits.time_budget_ms);

@@ -74,29 +74,41 @@ std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& contex
 }
 
 std::optional<set::Ir> DecodeAndValidateSet(ByteView text, const ValidateContext& context,
-                                            DiagnosticSink& sink, const InputBuffer* input) {
+                                            const Frontend* frontend, DiagnosticSink& sink,
+                                            const InputBuffer* input) {
   const uint64_t before = sink.blocking_count();
   set::Ir ir;
   if (!set::DecodeSetIr(text, context.limits, sink, &ir, input)) return std::nullopt;
-  if (sink.blocking_count() == before) set::ValidateSetIr(ir, context, sink);
+  if (sink.blocking_count() == before) set::ValidateSetIr(ir, frontend, context, sink);
   return ir;
 }
 
 namespace {
 
-// I-F9: a run never passes silently on checks that did not run.
-void ReportUnchecked(const ValidateContext& context, DiagnosticSink& sink) {
-  using namespace rules;
+// I-F9: a run never passes silently on checks that did not run, named in
+// `unchecked`.
+void ReportUnchecked(const ValidateContext& context, std::string_view unchecked,
+                     DiagnosticSink& sink) {
   const std::string why =
       FrontendCandidates(context).empty()
           ? "no frontend IR was given, nor found beside the schedule as <stem>.frontend.json"
       : context.companions.empty() ? "the frontend IR beside the schedule is not usable"
                                    : "no usable frontend IR was among the companions";
-  sink.Report(kFrontendUnchecked, Location{},
-              Str(why, ", so ", kFrontendLayer.id, ", ", kFrontendLayerType.id, ", ",
-                  kTileReceptiveField.id, ", ", kTilePadding.id, ", ", kWorkloadShape.id,
-                  " and the act_mini_tile formula of ", kTileMiniTile.id, " did not run (",
-                  kTileWindow.id, " checked the tiles without it); name it with --frontend FILE"));
+  sink.Report(rules::kFrontendUnchecked, Location{},
+              Str(why, ", so ", unchecked, "; name it with --frontend FILE"));
+}
+
+std::string UncheckedInGemini() {
+  using namespace rules;
+  return Str(kFrontendLayer.id, ", ", kFrontendLayerType.id, ", ", kTileReceptiveField.id, ", ",
+             kTilePadding.id, ", ", kWorkloadShape.id, " and the act_mini_tile formula of ",
+             kTileMiniTile.id, " did not run (", kTileWindow.id, " checked the tiles without it)");
+}
+
+std::string UncheckedInSet() {
+  using namespace rules;
+  return Str(kFrontendLayer.id, ", ", kFrontendLayerType.id, ", ", kWorkloadShape.id, " and ",
+             kSetReceptiveField.id, " did not run");
 }
 
 // A frontend IR validated as an input of its own.
@@ -138,8 +150,6 @@ nlohmann::json InspectSet(const InputBuffer& input, const ValidateContext& conte
                           DiagnosticSink& sink) {
   set::Ir ir;
   if (!set::DecodeSetIr(input.bytes(), context.limits, sink, &ir, &input)) return nullptr;
-  static constexpr const char* kLayerTypes[] = {"conv2d", "fc", "pool", "element_wise",
-                                                "point_to_point"};
   nlohmann::json cores = nlohmann::json::array();
   for (const set::Core& core : ir.cores) {
     nlohmann::json workloads = nlohmann::json::array();
@@ -155,7 +165,7 @@ nlohmann::json InspectSet(const InputBuffer& input, const ValidateContext& conte
       workloads.push_back({{"workload_id", w.id},
                            {"offset", w.offset},
                            {"layer_name", ir.LayerName(w.layer)},
-                           {"layer_type", kLayerTypes[static_cast<size_t>(w.type)]},
+                           {"layer_type", std::string(set::LayerTypeName(w.type))},
                            {"workload", RangeJson(w.range)},
                            {"time", w.time},
                            {"reads", reads},
@@ -214,12 +224,15 @@ class GeminiFormatImpl final : public Format {
     if (LooksLikeFrontend(input.bytes())) {
       ValidateFrontendDocument(input, context, sink);
     } else if (LooksLikeSetIr(input.bytes())) {
-      DecodeAndValidateSet(input.bytes(), context, sink, &input);
+      const auto frontend = LoadFrontend(context, sink);
+      const auto ir = DecodeAndValidateSet(input.bytes(), context, frontend ? &*frontend : nullptr,
+                                           sink, &input);
+      if (ir && !frontend) ReportUnchecked(context, UncheckedInSet(), sink);
     } else {
       const auto frontend = LoadFrontend(context, sink);
       const auto ir =
           DecodeAndValidate(input.bytes(), context, frontend ? &*frontend : nullptr, sink, &input);
-      if (ir && !frontend) ReportUnchecked(context, sink);
+      if (ir && !frontend) ReportUnchecked(context, UncheckedInGemini(), sink);
     }
     PinJsonLocations(input.bytes(), "", context.limits, sink.MutableDiagnostics(), &input);
   }

@@ -27,9 +27,9 @@ std::optional<Ir> DecodeAndValidate(ByteView text, const ValidateContext& contex
                                     const Frontend* frontend, DiagnosticSink& sink,
                                     const InputBuffer* input = nullptr);
 
-// The same for an IR of the SET generator's dialect, which has no frontend IR.
+// The same for an IR of the SET generator's dialect.
 std::optional<set::Ir> DecodeAndValidateSet(ByteView text, const ValidateContext& context,
-                                            DiagnosticSink& sink,
+                                            const Frontend* frontend, DiagnosticSink& sink,
                                             const InputBuffer* input = nullptr);
 
 }  // namespace accelcheck::gemini

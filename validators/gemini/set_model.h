@@ -23,6 +23,13 @@ constexpr int64_t kBitsPerBlock = 1024 * 8;
 
 enum class LayerType : uint8_t { kConv2d, kFc, kPool, kElementWise, kPointToPoint };
 
+// Its layer_type spelling.
+inline std::string_view LayerTypeName(LayerType type) {
+  static constexpr std::string_view kNames[] = {"conv2d", "fc", "pool", "element_wise",
+                                                "point_to_point"};
+  return kNames[static_cast<size_t>(type)];
+}
+
 // buffer[].destinations[].destination[]: a core (with the workload that
 // receives the block) or DRAM (with the ports the block is striped over).
 struct SendTarget {

@@ -8,6 +8,7 @@
 #include "validators/core/phases.h"
 #include "validators/core/text.h"
 #include "validators/gemini/rules.h"
+#include "validators/gemini/validate.h"
 
 namespace accelcheck::gemini::set {
 
@@ -82,6 +83,7 @@ struct Context {
   const Ir& ir;
   DiagnosticSink& sink;
   const SetIndex& index;
+  const Frontend* frontend;  // null without one
 
   void Report(const Rule& rule, uint64_t offset, std::string path, std::string message) const {
     sink.Report(rule, LocationAt(offset, std::move(path)), std::move(message));
@@ -493,6 +495,83 @@ void CheckTopologicalOrder(const Context& ctx) {
   }
 }
 
+// ---- With the frontend IR (docs/formats/gemini.md "The SET dialect") --------
+
+// The layer_type a frontend operation runs as; nullopt for operations the
+// dialect's five types do not name.
+std::optional<LayerType> LayerTypeOf(Op op) {
+  switch (op) {
+    case Op::kConv2d:
+      return LayerType::kConv2d;
+    case Op::kDense:
+      return LayerType::kFc;
+    case Op::kMaxPool:
+    case Op::kAvgPool:
+      return LayerType::kPool;
+    case Op::kAdd:
+      return LayerType::kElementWise;
+    case Op::kQuantize:
+    case Op::kOther:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// I-S5: the layer exists, and its layer_type is the frontend operation's.
+bool CheckLayer(const Context& ctx, const Workload& w, const FrontendLayer* layer,
+                const std::string& path) {
+  const std::string& name = ctx.ir.LayerName(w.layer);
+  if (layer == nullptr) {
+    ctx.Report(rules::kFrontendLayer, w.offset, Str(path, "/layer_name"),
+               Str("layer ", Quoted(name), " of workload ", w.id, " is not in the frontend IR"));
+    return false;
+  }
+  const std::optional<LayerType> expected = LayerTypeOf(layer->op);
+  if (expected && *expected != w.type) {
+    ctx.Report(
+        rules::kFrontendLayerType, w.offset, Str(path, "/layer_type"),
+        Str("layer ", Quoted(name), " has operation ", Quoted(layer->operation), " but layer_type ",
+            LayerTypeName(w.type), "; expected ", LayerTypeName(*expected)));
+  }
+  return true;
+}
+
+// I-W6: the workload lies inside its layer's output shape.
+bool CheckShape(const Context& ctx, const Workload& w, const FrontendLayer& layer,
+                const std::string& path) {
+  for (int d = 0; d < 4; ++d) {
+    if (w.range.hi[d] < layer.output_shape[d]) continue;
+    ctx.Report(rules::kWorkloadShape, w.offset, Str(path, "/workload"),
+               Str("workload ", RangeText(w.range), " exceeds layer ", Quoted(layer.name),
+                   " output shape [", layer.output_shape[0], ",", layer.output_shape[1], ",",
+                   layer.output_shape[2], ",", layer.output_shape[3], "] in dimension ", d));
+    return false;
+  }
+  return true;
+}
+
+// I-W4 for a whole workload: its ifmap bounds hold every input element its
+// ofmap bounds need.
+void CheckReceptiveField(const Context& ctx, const Workload& w, const FrontendLayer& layer,
+                         const std::string& path) {
+  const std::optional<InputWindow> window = TileInputWindow(layer, w.range);
+  if (!window || Contains(w.ifmap_range, window->ifmap)) return;
+  ctx.Report(rules::kSetReceptiveField, w.offset, Str(path, "/ifmap"),
+             Str("ifmap ", RangeText(w.ifmap_range), " of workload ", RangeText(w.range),
+                 " does not hold its receptive field ", RangeText(window->ifmap), " (",
+                 layer.operation, " kernel ", layer.kernel[0], "x", layer.kernel[1], ", stride ",
+                 layer.stride[0], ", padding ", layer.padding[0], "/", layer.padding[1], ")"));
+}
+
+void CheckAgainstFrontend(const Context& ctx) {
+  if (ctx.frontend == nullptr) return;
+  ForEachWorkload(ctx.ir, [&](const Core&, const Workload& w, const std::string& path) {
+    const FrontendLayer* layer = ctx.frontend->Find(ctx.ir.LayerName(w.layer));
+    if (!CheckLayer(ctx, w, layer, path) || !CheckShape(ctx, w, *layer, path)) return;
+    CheckReceptiveField(ctx, w, *layer, path);
+  });
+}
+
 // ---- Buffers -------------------------------------------------------------------
 
 bool InRing(const BufferEntry& e) {
@@ -710,11 +789,12 @@ void CheckBuffers(const Context& ctx) {
 
 }  // namespace
 
-void ValidateSetIr(const Ir& ir, const ValidateContext& context, DiagnosticSink& sink) {
+void ValidateSetIr(const Ir& ir, const Frontend* frontend, const ValidateContext& context,
+                   DiagnosticSink& sink) {
   const SetIndex index(ir);
-  const Context ctx{ir, sink, index};
+  const Context ctx{ir, sink, index, frontend};
   using Pass = void (*)(const Context&);
-  static constexpr Pass kStructure[] = {CheckStructure};
+  static constexpr Pass kStructure[] = {CheckStructure, CheckAgainstFrontend};
   static constexpr Pass kTransfers[] = {CheckTransfers};
   static constexpr Pass kSchedule[] = {CheckTopologicalOrder, CheckBuffers};
   static constexpr PassGroup<Context> kGroups[] = {kStructure, kTransfers, kSchedule};

@@ -4,6 +4,8 @@
 // validates with zero findings in both profiles, and the decoder takes the
 // dialect's two spellings of bounds and ids while reporting wrong types.
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -11,11 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "conformance/gemini/set_generate.h"
+#include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/load.h"
 #include "reference_exec/gemini/simulate.h"
 #include "tests/support/describe.h"
+#include "tests/support/temp.h"
 #include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
+#include "validators/core/file_source.h"
 #include "validators/gemini/gemini_format.h"
 #include "validators/gemini/rules.h"
 #include "validators/gemini/set_decode.h"
@@ -29,26 +34,47 @@ namespace fs = std::filesystem;
 using ::accelcheck::test::Describe;
 using nlohmann::json;
 
-DiagnosticSink ValidateText(const std::string& text, bool strict = false) {
+// Validates `text` as set.json, with `frontend` beside it as
+// set.frontend.json when one is given.
+DiagnosticSink ValidateText(const std::string& text, bool strict = false,
+                            const std::string* frontend = nullptr) {
   DiagnosticSink sink(Profile{strict, false, 0}, "set.json");
   const InputBuffer input = InputBuffer::Copy(AsBytes(text));
-  GeminiFormat().Validate(input, ValidateContext{}, sink);
+  MemoryFiles files;
+  if (frontend != nullptr) files.Add("set.frontend.json", AsBytes(*frontend));
+  ValidateContext context;
+  context.path = "set.json";
+  context.files = &files;
+  GeminiFormat().Validate(input, context, sink);
   return sink;
 }
 
-// The IR of `text`, decoded and in the Gemini tables.
-Ir Lowered(const std::string& text) {
+Frontend ParsedFrontend(const std::string& text) {
+  DiagnosticSink sink(Profile{}, "set.frontend.json");
+  std::optional<Frontend> frontend = ParseFrontend(AsBytes(text), ValidateContext{}, sink);
+  EXPECT_TRUE(frontend) << Describe(sink);
+  return frontend.value_or(Frontend{});
+}
+
+// The IR of `text`, decoded and in the Gemini tables (with a tile per
+// workload when `frontend` gives the layers).
+Ir Lowered(const std::string& text, const Frontend* frontend = nullptr) {
   DiagnosticSink sink(Profile{}, "set.json");
   set::Ir ir;
   EXPECT_TRUE(set::DecodeSetIr(AsBytes(text), Limits{}, sink, &ir)) << Describe(sink);
-  return LowerSetIr(ir);
+  return LowerSetIr(ir, frontend);
 }
 
-std::string Generate(const GenerateOptions& options) {
-  std::ostringstream out;
-  const auto problem = GenerateSetIr(options, out);
+struct Schedule {
+  std::string ir;
+  std::string frontend;
+};
+
+Schedule Generate(const GenerateOptions& options) {
+  std::ostringstream ir, frontend;
+  const auto problem = GenerateSetIr(options, ir, frontend);
   EXPECT_FALSE(problem) << *problem;
-  return out.str();
+  return {ir.str(), frontend.str()};
 }
 
 GenerateOptions Options(int layers, int mesh_x, int mesh_y, int64_t channels) {
@@ -70,16 +96,31 @@ RC_GTEST_PROP(SetDialect, GeneratedSchedulesValidateClean, ()) {
   o.batch = *rc::gen::inRange<int64_t>(1, 3);
   o.height = *rc::gen::inRange<int64_t>(1, 12);
   o.width = *rc::gen::inRange<int64_t>(1, 12);
-  std::ostringstream out;
-  RC_ASSERT(!GenerateSetIr(o, out));
-  const DiagnosticSink sink = ValidateText(out.str(), /*strict=*/true);
+  std::ostringstream ir, frontend_text;
+  RC_ASSERT(!GenerateSetIr(o, ir, frontend_text));
+  const std::string frontend = frontend_text.str();
+  const DiagnosticSink sink = ValidateText(ir.str(), /*strict=*/true, &frontend);
   RC_ASSERT(sink.diagnostics().empty());
-  // ... and simulate to the end without deadlock.
-  const Simulation sim = Simulate(Lowered(out.str()), SimulateOptions{});
+  // ... simulate to the end without deadlock ...
+  const Simulation sim = Simulate(Lowered(ir.str()), SimulateOptions{});
   RC_ASSERT(!sim.deadlock);
   size_t done = 0;
   for (const CoreTimeline& core : sim.cores) done += core.workloads.size();
-  RC_ASSERT(done == static_cast<size_t>(o.layers * mesh_x * mesh_y));
+  const auto workloads = static_cast<uint64_t>(o.layers * mesh_x * mesh_y);
+  RC_ASSERT(done == workloads);
+  // ... and compute, from the pieces they declare, what the untiled network
+  // computes, at the value level and in the byte-addressed L2.
+  const Frontend layers = ParsedFrontend(frontend);
+  const Ir lowered = Lowered(ir.str(), &layers);
+  for (const bool l2_addressed : {false, true}) {
+    ExecuteOptions options;
+    options.l2_addressed = l2_addressed;
+    const Execution run = Execute(lowered, layers, options);
+    RC_ASSERT(!run.first_mismatch);
+    RC_ASSERT(run.workloads == workloads);
+    RC_ASSERT(run.elements ==
+              static_cast<uint64_t>(o.layers * o.batch * o.channels * o.height * o.width));
+  }
 }
 
 // One 3x3 convolution of 8 channels on 4x4 on one core, by hand at 16 bytes
@@ -89,7 +130,7 @@ RC_GTEST_PROP(SetDialect, GeneratedSchedulesValidateClean, ()) {
 TEST(SetDialect, SimulatedByHand) {
   GenerateOptions o = Options(1, 1, 1, 8);
   o.height = o.width = 4;
-  const Simulation sim = Simulate(Lowered(Generate(o)), SimulateOptions{});
+  const Simulation sim = Simulate(Lowered(Generate(o).ir), SimulateOptions{});
   ASSERT_FALSE(sim.deadlock);
   ASSERT_EQ(sim.cores.size(), 1u);
   ASSERT_EQ(sim.cores[0].workloads.size(), 1u);
@@ -110,8 +151,8 @@ TEST(SetDialect, TensorsWrapRoundTheRing) {
   GenerateOptions o = Options(24, 2, 1, 32);
   o.height = 32;
   o.width = 32;
-  const std::string text = Generate(o);
-  const json ir = json::parse(text);
+  const Schedule schedule = Generate(o);
+  const json ir = json::parse(schedule.ir);
   int wrapped = 0;
   for (const auto& [key, list] : ir.items()) {
     if (key == "DRAM" || key == "metadata") continue;
@@ -122,24 +163,24 @@ TEST(SetDialect, TensorsWrapRoundTheRing) {
     }
   }
   EXPECT_GT(wrapped, 0);
-  const DiagnosticSink sink = ValidateText(text, /*strict=*/true);
+  const DiagnosticSink sink = ValidateText(schedule.ir, /*strict=*/true, &schedule.frontend);
   EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
 }
 
 TEST(SetDialect, TheGeneratorRefusesWhatItCannotSchedule) {
-  std::ostringstream out;
-  EXPECT_TRUE(GenerateSetIr(Options(2, 4, 1, 2), out));  // more cores than channels
+  std::ostringstream ir, frontend;
+  EXPECT_TRUE(GenerateSetIr(Options(2, 4, 1, 2), ir, frontend));  // more cores than channels
   GenerateOptions big = Options(1, 1, 1, 64);
   big.height = big.width = 96;  // 576 blocks of input, held as three tensors
-  EXPECT_TRUE(GenerateSetIr(big, out));
+  EXPECT_TRUE(GenerateSetIr(big, ir, frontend));
   GenerateOptions mixed = Options(2, 1, 1, 8);
   mixed.kinds = {LayerKind::kConv, LayerKind::kMaxPool};
-  EXPECT_TRUE(GenerateSetIr(mixed, out));
+  EXPECT_TRUE(GenerateSetIr(mixed, ir, frontend));
 }
 
 // The report and inspect name the dialect.
 TEST(SetDialect, DetectedAndNamed) {
-  const std::string text = Generate(Options(2, 2, 1, 8));
+  const std::string text = Generate(Options(2, 2, 1, 8)).ir;
   EXPECT_TRUE(GeminiFormat().Detect(AsBytes(text)));
   EXPECT_EQ(GeminiFormat().Dialect(AsBytes(text)), "set");
   DiagnosticSink sink(Profile{}, "set.json");
@@ -154,7 +195,7 @@ TEST(SetDialect, DetectedAndNamed) {
 // A wrong type is a schema finding at its value, and the rules do not run
 // on what did not decode.
 TEST(SetDialect, WrongTypesAreSchemaFindings) {
-  json ir = json::parse(Generate(Options(2, 2, 1, 8)));
+  json ir = json::parse(Generate(Options(2, 2, 1, 8)).ir);
   ir["1"][0]["buffer"][0]["block"] = "many";
   ir["1"][0]["buffer"][0]["source"][0]["id"] = "port";
   ir["1"][0]["layer_type"] = "matmul";
@@ -170,11 +211,86 @@ TEST(SetDialect, WrongTypesAreSchemaFindings) {
 // other bounds are four coordinates. Either spelling decodes where the
 // dialect uses it, and a list of the wrong length is a schema finding.
 TEST(SetDialect, BoundsOfEitherSpelling) {
-  json ir = json::parse(Generate(Options(1, 1, 1, 8)));
+  json ir = json::parse(Generate(Options(1, 1, 1, 8)).ir);
   ir["1"][0]["ifmap"]["lower"] = json::array({0, 0, 0});
   const DiagnosticSink sink = ValidateText(ir.dump());
   EXPECT_TRUE(sink.Has(rules::kSchemaType)) << Describe(sink);
   EXPECT_EQ(sink.error_count(), 1u) << Describe(sink);
+}
+
+// With its frontend IR, each workload is checked against its layer; without
+// it, a note says which checks did not run.
+TEST(SetDialect, CheckedAgainstTheFrontendIr) {
+  const Schedule schedule = Generate(Options(2, 2, 1, 8));
+  const auto with = [&](const std::function<void(json&)>& change) {
+    json ir = json::parse(schedule.ir);
+    change(ir);
+    return ValidateText(ir.dump(), false, &schedule.frontend);
+  };
+  const DiagnosticSink layer = with([](json& ir) { ir["1"][0]["layer_name"] = "conv_9"; });
+  EXPECT_TRUE(layer.Has(rules::kFrontendLayer)) << Describe(layer);
+  const DiagnosticSink type = with([](json& ir) { ir["1"][0]["layer_type"] = "pool"; });
+  EXPECT_TRUE(type.Has(rules::kFrontendLayerType)) << Describe(type);
+  EXPECT_EQ(type.error_count(), 1u) << Describe(type);
+  const DiagnosticSink shape = with([](json& ir) { ir["2"][1]["workload"][1][1] = 8; });
+  EXPECT_TRUE(shape.Has(rules::kWorkloadShape)) << Describe(shape);
+  const DiagnosticSink field = with([](json& ir) { ir["2"][1]["ifmap"]["upper"][3] = 6; });
+  EXPECT_TRUE(field.Has(rules::kSetReceptiveField)) << Describe(field);
+  EXPECT_EQ(field.error_count(), 1u) << Describe(field);
+  EXPECT_EQ(field.diagnostics()[0].location.path, "/2/1/ifmap") << Describe(field);
+  // The same IR without its frontend IR: nothing but the note.
+  const DiagnosticSink alone = ValidateText(json::parse(schedule.ir).dump());
+  ASSERT_EQ(alone.diagnostics().size(), 1u) << Describe(alone);
+  EXPECT_TRUE(alone.Has(rules::kFrontendUnchecked)) << Describe(alone);
+  EXPECT_NE(alone.diagnostics()[0].message.find(rules::kSetReceptiveField.id), std::string::npos);
+}
+
+// The functional executor's comparison can fail: data placed in the wrong
+// block of an input is a mismatch in both modes, and an ofmap written over
+// the input it reads is one in the byte-addressed L2 only.
+TEST(SetDialect, TheFunctionalExecutorFindsMisplacedData) {
+  const Schedule schedule = Generate(Options(2, 2, 1, 8));
+  const Frontend layers = ParsedFrontend(schedule.frontend);
+  const auto run = [&](const json& ir, bool l2_addressed) {
+    ExecuteOptions options;
+    options.l2_addressed = l2_addressed;
+    return Execute(Lowered(ir.dump(), &layers), layers, options);
+  };
+  const json valid = json::parse(schedule.ir);
+  for (const bool l2 : {false, true}) EXPECT_FALSE(run(valid, l2).first_mismatch) << l2;
+
+  // Core 2's second workload (conv_1) gets the two producers' blocks swapped.
+  json swapped = valid;
+  json* ifmap = nullptr;
+  for (json& e : swapped["2"][1]["buffer"]) {
+    if (e.at("type") == "ifmap") ifmap = &e;
+  }
+  ASSERT_TRUE(ifmap);
+  json& sources = (*ifmap)["source"];
+  ASSERT_EQ(sources.size(), 4u);  // two producers, two parts each
+  std::swap(sources[0]["transfer_id"], sources[2]["transfer_id"]);
+  for (const bool l2 : {false, true}) {
+    const Execution execution = run(swapped, l2);
+    ASSERT_TRUE(execution.first_mismatch) << l2;
+    EXPECT_EQ(execution.first_mismatch->workload_id, 3) << l2;
+    EXPECT_EQ(execution.first_mismatch->layer, "conv_1") << l2;
+  }
+
+  // Core 1's conv_1 ofmap at the address of the input it reads.
+  json overlapping = valid;
+  json& buffer = overlapping["1"][1]["buffer"];
+  json* input = nullptr;
+  json* output = nullptr;
+  for (json& e : buffer) {
+    if (e.at("type") == "ifmap") input = &e;
+    if (e.at("type") == "ofmap" && e.at("workload_id") == 2) output = &e;
+  }
+  ASSERT_TRUE(input && output);
+  (*output)["address"] = (*input)["address"];
+  EXPECT_FALSE(run(overlapping, false).first_mismatch);
+  const Execution corrupted = run(overlapping, true);
+  ASSERT_TRUE(corrupted.first_mismatch);
+  EXPECT_TRUE(corrupted.first_mismatch->l2_address) << corrupted.first_mismatch->workload_id;
 }
 
 fs::path CorpusSetIr() {
@@ -182,8 +298,9 @@ fs::path CorpusSetIr() {
          "ires_block_b2_mesh2x2_LP-SA_allocated.set_ir.json.gz";
 }
 
-// The real SET IR (4 cores, 192 workloads): zero findings but the gzip
-// note, in the default profile and under --strict.
+// The real SET IR (4 cores, 192 workloads): zero findings but two notes,
+// the gzip one and that the frontend rules did not run, in the default
+// profile and under --strict.
 TEST(SetDialect, TheRealSetIrValidatesClean) {
   if (!fs::exists(CorpusSetIr())) GTEST_SKIP() << "no SET IR in the corpus at " << CorpusSetIr();
   for (bool strict : {false, true}) {
@@ -192,14 +309,17 @@ TEST(SetDialect, TheRealSetIrValidatesClean) {
     ASSERT_TRUE(input) << Describe(sink);
     EXPECT_EQ(GeminiFormat().Dialect(input->bytes()), "set");
     GeminiFormat().Validate(*input, ValidateContext{}, sink);
-    EXPECT_EQ(sink.diagnostics().size(), 1u) << Describe(sink);
+    EXPECT_EQ(sink.diagnostics().size(), 2u) << Describe(sink);
     EXPECT_TRUE(sink.Has(core_rules::kGzipInflated)) << Describe(sink);
+    EXPECT_TRUE(sink.Has(rules::kFrontendUnchecked)) << Describe(sink);
+    EXPECT_EQ(sink.blocking_count(), 0u) << Describe(sink);
   }
 }
 
 // The executors' loader hands the real SET IR over in the Gemini tables: all
-// 192 workloads of its 4 cores simulate without deadlock. The functional
-// executor refuses it: it has no tiles.
+// 192 workloads of its 4 cores simulate without deadlock. Its layers are in
+// no frontend IR the corpus holds, so it gets no tiles; a frontend IR of
+// other layers is refused by the frontend rules.
 TEST(SetDialect, TheRealSetIrSimulates) {
   if (!fs::exists(CorpusSetIr())) GTEST_SKIP() << "no SET IR in the corpus at " << CorpusSetIr();
   DiagnosticSink sink(Profile{}, CorpusSetIr().string());
@@ -209,17 +329,18 @@ TEST(SetDialect, TheRealSetIrSimulates) {
   const Simulation sim = Simulate(loaded->ir, SimulateOptions{});
   EXPECT_FALSE(sim.deadlock);
   size_t done = 0;
-  for (const CoreTimeline& core : sim.cores) done += core.workloads.size();
+  for (const CoreTimeline& core : sim.cores) {
+    done += core.workloads.size();
+  }
   EXPECT_EQ(done, 192u);
-  // A SET IR has no frontend IR: one named with it is read by nothing.
-  DiagnosticSink named(Profile{}, CorpusSetIr().string());
-  EXPECT_FALSE(LoadIr(CorpusSetIr().string(), "frontend.json", LoadOptions{}, named));
-  EXPECT_TRUE(named.Has(core_rules::kCompanionUnused)) << Describe(named);
-  LoadOptions run;
-  run.needs_tiles = true;
-  DiagnosticSink refused(Profile{}, CorpusSetIr().string());
-  EXPECT_FALSE(LoadIr(CorpusSetIr().string(), "", run, refused));
-  EXPECT_TRUE(refused.Has(core_rules::kFormatUnsupported)) << Describe(refused);
+  for (const Core& core : loaded->ir.cores) {
+    for (const Workload& w : core.workloads) EXPECT_TRUE(w.tiles.empty()) << w.id;
+  }
+  const fs::path frontend = test::ProcessTempPath("other.frontend.json");
+  std::ofstream(frontend) << Generate(Options(2, 1, 1, 8)).frontend;
+  DiagnosticSink other(Profile{}, CorpusSetIr().string());
+  EXPECT_FALSE(LoadIr(CorpusSetIr().string(), frontend.string(), LoadOptions{}, other));
+  EXPECT_TRUE(other.Has(rules::kFrontendLayer)) << Describe(other);
 }
 
 }  // namespace
