@@ -1,8 +1,8 @@
 // The Gemini functional executor's part of the golden runner (golden/README.md
 // "gemini"). Models: a corpus scheduler IR with its frontend IR as the one
 // companion, or {"generate": {...}}: a network of the reference scheduler
-// (conformance/gemini/generate.h), as `accelcheck generate gemini` writes it,
-// validated in memory. Modes: "tiled" (every workload computed from the
+// (conformance/gemini/generate.h), as `accelcheck generate gemini` writes it
+// (with "dialect": "set", in the SET generator's dialect), validated in memory. Modes: "tiled" (every workload computed from the
 // pieces the IR declares), "tiled-l2" (the same with every tensor at its L2
 // address) and "untiled" (the network run whole), each giving one int16
 // array "workloads": every workload's output elements in run order. The
@@ -11,11 +11,14 @@
 #include <sstream>
 
 #include "conformance/gemini/generate.h"
+#include "conformance/gemini/set_generate.h"
 #include "reference_exec/gemini/execute.h"
 #include "reference_exec/gemini/load.h"
 #include "tools/accelcheck/golden_formats.h"
 #include "validators/core/text.h"
+#include "validators/gemini/decode.h"
 #include "validators/gemini/gemini_format.h"
+#include "validators/gemini/set_lower.h"
 
 namespace accelcheck::golden {
 
@@ -30,7 +33,7 @@ constexpr std::pair<const char*, uint64_t> kGenerateBounds[] = {
 std::optional<std::string> CheckGenerate(const Json& recipe) {
   if (auto key = UnknownKey(recipe,
                             {"layers", "batch", "channels", "height", "width", "mesh", "tiles",
-                             "buffer", "seed", "random", "mixed"},
+                             "buffer", "seed", "random", "mixed", "dialect"},
                             "generate"))
     return key;
   for (const auto& [key, bound] : kGenerateBounds) {
@@ -60,6 +63,8 @@ std::optional<std::string> CheckGenerate(const Json& recipe) {
   }
   if (recipe.value("mixed", false) && !recipe.value("random", false))
     return "generate.mixed picks the layer kinds with random";
+  if (recipe.contains("dialect") && recipe["dialect"] != "gemini" && recipe["dialect"] != "set")
+    return "generate.dialect is neither \"gemini\" nor \"set\"";
   return std::nullopt;
 }
 
@@ -100,8 +105,11 @@ gemini::GenerateOptions OptionsOf(const Json& recipe) {
 bool ModelTexts(const Case& c, const RunEnv& env, std::string* ir, std::string* frontend,
                 std::string* error) {
   if (!c.corpus_model()) {
+    const Json& recipe = c.model["generate"];
+    const auto generate =
+        recipe.value("dialect", "gemini") == "set" ? gemini::GenerateSetIr : gemini::GenerateIr;
     std::ostringstream ir_out, frontend_out;
-    if (auto problem = gemini::GenerateIr(OptionsOf(c.model["generate"]), ir_out, frontend_out)) {
+    if (auto problem = generate(OptionsOf(recipe), ir_out, frontend_out)) {
       *error = Str("the reference scheduler cannot schedule it: ", *problem);
       return false;
     }
@@ -137,11 +145,19 @@ std::optional<gemini::LoadedIr> Validate(const std::string& ir, const std::strin
     *error = Str("the frontend IR of ", name, " does not validate");
     return std::nullopt;
   }
-  auto decoded = gemini::DecodeAndValidate(AsBytes(ir), context, &*loaded.frontend, sink);
-  if (!decoded || sink.failed() || sink.blocking_count() != 0) {
+  const auto valid = [&](const auto& decoded) {
+    if (decoded && !sink.failed() && sink.blocking_count() == 0) return true;
     *error = Str(name, " does not validate (accelcheck validate says why)");
-    return std::nullopt;
+    return false;
+  };
+  if (gemini::LooksLikeSetIr(AsBytes(ir))) {
+    const auto decoded = gemini::DecodeAndValidateSet(AsBytes(ir), context, &*loaded.frontend, sink);
+    if (!valid(decoded)) return std::nullopt;
+    loaded.ir = gemini::LowerSetIr(*decoded, &*loaded.frontend);
+    return loaded;
   }
+  auto decoded = gemini::DecodeAndValidate(AsBytes(ir), context, &*loaded.frontend, sink);
+  if (!valid(decoded)) return std::nullopt;
   loaded.ir = std::move(*decoded);
   return loaded;
 }
