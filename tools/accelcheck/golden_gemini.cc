@@ -2,11 +2,11 @@
 // "gemini"). Models: a corpus scheduler IR with its frontend IR as the one
 // companion, or {"generate": {...}}: a network of the reference scheduler
 // (conformance/gemini/generate.h), as `accelcheck generate gemini` writes it
-// (with "dialect": "set", in the SET generator's dialect), validated in memory. Modes: "tiled" (every workload computed from the
-// pieces the IR declares), "tiled-l2" (the same with every tensor at its L2
-// address) and "untiled" (the network run whole), each giving one int16
-// array "workloads": every workload's output elements in run order. The
-// case's seed (default 1) seeds the inputs and weights.
+// (with "dialect": "set", in the SET generator's dialect), validated in memory. Modes: "tiled"
+// (every workload computed from the pieces the IR declares), "tiled-l2" (the same with every tensor
+// at its L2 address) and "untiled" (the network run whole), each giving one int16 array
+// "workloads": every workload's output elements in run order. The case's seed (default 1) seeds the
+// inputs and weights.
 #include <mutex>
 #include <sstream>
 
@@ -151,7 +151,8 @@ std::optional<gemini::LoadedIr> Validate(const std::string& ir, const std::strin
     return false;
   };
   if (gemini::LooksLikeSetIr(AsBytes(ir))) {
-    const auto decoded = gemini::DecodeAndValidateSet(AsBytes(ir), context, &*loaded.frontend, sink);
+    const auto decoded =
+        gemini::DecodeAndValidateSet(AsBytes(ir), context, &*loaded.frontend, sink);
     if (!valid(decoded)) return std::nullopt;
     loaded.ir = gemini::LowerSetIr(*decoded, &*loaded.frontend);
     return loaded;
