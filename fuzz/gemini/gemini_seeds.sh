@@ -19,3 +19,4 @@ done
   --channels 4 -o "$dir/seed_set_0.json" > /dev/null
 "$accelcheck" generate gemini --dialect set --layers 3 --mesh 2x2 --height 2 --width 3 \
   --channels 8 --batch 2 -o "$dir/seed_set_1.json" > /dev/null
+rm -f "$dir"/seed_set_*.frontend.json
