@@ -80,7 +80,7 @@ ExitCode StageInflated(const std::string& out_path, MutationInput* input,
                        std::optional<InputBuffer>* bytes,
                        std::optional<StagingDirectory>* staging) {
   DiagnosticSink sink(Profile{}, input->path);
-  std::optional<InputBuffer> plain = Decompress(**bytes, Limits{}, sink);
+  std::optional<InputBuffer> plain = Decompress(std::move(**bytes), Limits{}, sink);
   if (!plain) {
     for (const Diagnostic& d : sink.diagnostics()) {
       std::cerr << "accelcheck mutate: " << input->path << ": " << d.rule->id << ": " << d.message

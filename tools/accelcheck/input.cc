@@ -65,7 +65,7 @@ std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limi
                                      DiagnosticSink& sink) {
   std::optional<InputBuffer> file = ReadFile(path, limits, sink);
   if (!file || !IsCompressed(file->bytes())) return file;
-  return Decompress(*file, limits, sink);
+  return Decompress(std::move(*file), limits, sink);
 }
 
 std::vector<Flag> LimitFlags() {

@@ -1,6 +1,7 @@
 #include "validators/core/bytes.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -42,6 +43,42 @@ uint64_t InputBuffer::ReleaseBetween(uint64_t from, uint64_t to) const {
   // Advice only: on failure the pages simply stay resident.
   madvise(data_.get() + begin, end - begin, MADV_DONTNEED);
   return end;
+}
+
+struct InputBuffer::Discard {
+  Restore restore;
+  std::atomic<bool> discarded{false};
+};
+
+InputBuffer InputBuffer::AdoptDiscardable(std::vector<uint8_t> bytes, Restore restore) {
+  InputBuffer buffer = Adopt(std::move(bytes));
+  buffer.discard_ = std::make_shared<Discard>();
+  buffer.discard_->restore = std::move(restore);
+  return buffer;
+}
+
+uint64_t InputBuffer::DiscardBetween(uint64_t from, uint64_t to) const {
+  if (discard_ == nullptr) return ReleaseBetween(from, to);
+  // The whole pages inside [from, to), by address: heap bytes need not start
+  // on a page.
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto base = reinterpret_cast<uintptr_t>(data_.get());
+  const uintptr_t begin = (base + std::min<uint64_t>(from, size_) + page - 1) / page * page;
+  const uintptr_t end = (base + std::min<uint64_t>(to, size_)) / page * page;
+  if (end <= begin) return from;
+  discard_->discarded.store(true, std::memory_order_relaxed);
+  // Advice only: on failure the pages simply stay resident.
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  return end - base;
+}
+
+bool InputBuffer::discarded() const {
+  return discard_ != nullptr && discard_->discarded.load(std::memory_order_relaxed);
+}
+
+std::optional<InputBuffer> InputBuffer::Restored() const {
+  if (discard_ == nullptr || !discard_->restore) return std::nullopt;
+  return discard_->restore();
 }
 
 InputBuffer InputBuffer::CopyOf(uint64_t offset, uint64_t size) const {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -65,6 +66,11 @@ class InputBuffer {
   // Takes `bytes` without copying them (copies when the vector's storage is
   // not 16-byte aligned, or empty).
   static InputBuffer Adopt(std::vector<uint8_t> bytes);
+  // Adopts bytes that can be made again (a gzip stream's inflated bytes): a
+  // one-pass reader may discard the pages it has passed (DiscardBetween), and
+  // a later pass over them gets them back from `restore`.
+  using Restore = std::function<std::optional<InputBuffer>()>;
+  static InputBuffer AdoptDiscardable(std::vector<uint8_t> bytes, Restore restore);
 
   ByteView bytes() const { return {data_.get(), size_}; }
   const uint8_t* data() const { return data_.get(); }
@@ -79,6 +85,17 @@ class InputBuffer {
   // where the last of them ends (at most `to`), from where to go on.
   uint64_t ReleaseBetween(uint64_t from, uint64_t to) const;
 
+  // For a reader that passes over the bytes once: what ReleaseBetween does
+  // for a mapping, and for discardable bytes the same at the cost of their
+  // content (zero pages until restored). Other buffers keep their pages.
+  uint64_t DiscardBetween(uint64_t from, uint64_t to) const;
+  // Whether DiscardBetween lets pages go.
+  bool discards() const { return mapped() || discard_ != nullptr; }
+  // Whether some bytes were discarded: read them from Restored().
+  bool discarded() const;
+  // The same bytes again, whole: nothing when they cannot be made again.
+  std::optional<InputBuffer> Restored() const;
+
   // A heap copy of bytes [offset, offset + size), which must lie inside:
   // for a mapping, made a chunk at a time, each chunk's whole pages dropped
   // from memory once copied, so that copying a large part of the file holds
@@ -89,6 +106,8 @@ class InputBuffer {
   std::unique_ptr<uint8_t[], detail::InputFree> data_;
   size_t size_ = 0;
   std::vector<uint8_t> adopted_;  // what data_ points into, for Adopt
+  struct Discard;
+  std::shared_ptr<Discard> discard_;  // for AdoptDiscardable
   friend std::optional<InputBuffer> ReadFileLimited(const std::string&, uint64_t, std::string*);
 };
 

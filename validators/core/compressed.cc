@@ -36,8 +36,16 @@ void ReportStreamError(const gzip::Error& error, uint64_t member_start, const Li
 // method is reported as a stream that does not inflate.
 bool IsCompressed(ByteView file) { return HasBytesAt(file, 0, "\x1f\x8b"); }
 
-std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& limits,
-                                      DiagnosticSink& sink) {
+namespace {
+
+struct Inflated {
+  std::vector<uint8_t> bytes;
+  uint64_t members = 0;
+};
+
+// Every member of the gzip stream `file`, inflated one after the other.
+std::optional<Inflated> InflateMembers(const InputBuffer& file, const Limits& limits,
+                                       DiagnosticSink& sink) {
   const ByteView bytes = file.bytes();
   // The inflated bytes may reach `cap` in all: the limit, and the ratio
   // over the whole file.
@@ -45,12 +53,11 @@ std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& lim
       limits.max_compression_ratio != 0 && bytes.size() > UINT64_MAX / limits.max_compression_ratio
           ? UINT64_MAX
           : bytes.size() * limits.max_compression_ratio;
-  std::vector<uint8_t> inflated;
+  Inflated inflated;
   uint64_t start = 0;
-  uint64_t members = 0;
   while (start < bytes.size()) {
     const ByteView rest = bytes.subspan(start);
-    if (members != 0 && !IsCompressed(rest)) {
+    if (inflated.members != 0 && !IsCompressed(rest)) {
       sink.Report(core_rules::kGzipStream, Location{start, rest.size(), ""},
                   Str(rest.size(), " bytes after the gzip member that ends at ", Hex(start),
                       " are not another member"));
@@ -58,7 +65,8 @@ std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& lim
     }
     // Each member inflates within what the earlier ones left of the limits.
     const bool by_ratio = ratio_cap < limits.max_inflated_bytes;
-    const uint64_t room = (by_ratio ? ratio_cap : limits.max_inflated_bytes) - inflated.size();
+    const uint64_t room =
+        (by_ratio ? ratio_cap : limits.max_inflated_bytes) - inflated.bytes.size();
     gzip::Error error;
     std::optional<gzip::Member> member = gzip::Inflate(
         rest, {.max_inflated = room, .max_ratio = UINT64_MAX}, &error,
@@ -72,19 +80,39 @@ std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& lim
       ReportStreamError(error, start, limits, sink);
       return std::nullopt;
     }
-    if (inflated.empty()) {
-      inflated = std::move(member->data);
+    if (inflated.bytes.empty()) {
+      inflated.bytes = std::move(member->data);
     } else {
-      inflated.insert(inflated.end(), member->data.begin(), member->data.end());
+      inflated.bytes.insert(inflated.bytes.end(), member->data.begin(), member->data.end());
     }
     start += member->end;
-    ++members;
+    ++inflated.members;
   }
-  sink.Report(core_rules::kGzipInflated, {},
-              Str("the file is a gzip stream of ", bytes.size(), " bytes",
-                  members > 1 ? Str(" in ", members, " members") : std::string(), ", inflated to ",
-                  inflated.size(), " bytes: the offsets of findings are in the inflated bytes"));
-  return InputBuffer::Adopt(std::move(inflated));
+  return inflated;
+}
+
+}  // namespace
+
+std::optional<InputBuffer> Decompress(InputBuffer file, const Limits& limits,
+                                      DiagnosticSink& sink) {
+  std::optional<Inflated> inflated = InflateMembers(file, limits, sink);
+  if (!inflated) return std::nullopt;
+  sink.Report(
+      core_rules::kGzipInflated, {},
+      Str("the file is a gzip stream of ", file.size(), " bytes",
+          inflated->members > 1 ? Str(" in ", inflated->members, " members") : std::string(),
+          ", inflated to ", inflated->bytes.size(),
+          " bytes: the offsets of findings are in the inflated bytes"));
+  // A reader may discard what it passed (JsonReader); a later pass over the
+  // bytes (locating findings in the text) inflates the stream again.
+  auto stream = std::make_shared<const InputBuffer>(std::move(file));
+  return InputBuffer::AdoptDiscardable(
+      std::move(inflated->bytes), [stream, limits]() -> std::optional<InputBuffer> {
+        DiagnosticSink ignored(Profile{}, "");
+        std::optional<Inflated> again = InflateMembers(*stream, limits, ignored);
+        if (!again) return std::nullopt;
+        return InputBuffer::Adopt(std::move(again->bytes));
+      });
 }
 
 std::optional<InputBuffer> ReadModelFile(const std::string& path, const Limits& limits,
@@ -96,7 +124,7 @@ std::optional<InputBuffer> ReadModelFile(const std::string& path, const Limits& 
     return std::nullopt;
   }
   if (!IsCompressed(file->bytes())) return file;
-  return Decompress(*file, limits, sink);
+  return Decompress(std::move(*file), limits, sink);
 }
 
 }  // namespace accelcheck

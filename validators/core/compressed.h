@@ -21,8 +21,9 @@ bool IsCompressed(ByteView file);
 // not decode, bytes other than another member follow one, or a limit is
 // passed, each reported to `sink` at its offset in `file`. On success a
 // note tells that the offsets of later findings are in the inflated bytes.
-std::optional<InputBuffer> Decompress(const InputBuffer& file, const Limits& limits,
-                                      DiagnosticSink& sink);
+// The bytes are discardable (InputBuffer::AdoptDiscardable): they keep
+// `file` to inflate it again when a reader needs what it discarded.
+std::optional<InputBuffer> Decompress(InputBuffer file, const Limits& limits, DiagnosticSink& sink);
 
 // Reads the file `path` under --max-file-size and inflates it when it is a
 // gzip stream. Nothing when it cannot: core.io.read, or the stream's or a

@@ -141,6 +141,17 @@ void TextPositions(ByteView text, std::span<const uint64_t> offsets,
 
 void PinJsonLocations(ByteView text, std::string_view member, const Limits& limits,
                       std::span<Diagnostic> diagnostics, const InputBuffer* input) {
+  // Bytes a reader discarded are made again, when a diagnostic lies in them.
+  std::optional<InputBuffer> restored;
+  if (input != nullptr && input->discarded() &&
+      std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
+        return InText(d, member) && (d.location.offset || !d.location.path.empty());
+      })) {
+    restored = input->Restored();
+    if (!restored || restored->size() != text.size()) return;
+    text = restored->bytes();
+    input = &*restored;
+  }
   PinToValues(text, member, limits, diagnostics, input);
 
   std::vector<Diagnostic*> located;

@@ -138,7 +138,7 @@ JsonReader::JsonReader(ByteView text, uint64_t max_depth, const InputBuffer* inp
     : text_(reinterpret_cast<const char*>(text.data())),
       size_(text.size()),
       max_depth_(max_depth),
-      input_(input != nullptr && input->mapped() ? input : nullptr),
+      input_(input != nullptr && input->discards() ? input : nullptr),
       release_at_(input_ != nullptr ? kReleaseStep : UINT64_MAX) {
   stack_.reserve(32);
 }
@@ -146,7 +146,7 @@ JsonReader::JsonReader(ByteView text, uint64_t max_depth, const InputBuffer* inp
 void JsonReader::ReleasePassed() {
   // Only what was passed since the last release: the pages before are gone.
   const uint64_t to = pos_ - kReleaseKeep;
-  if (to > release_from_) release_from_ = input_->ReleaseBetween(release_from_, to);
+  if (to > release_from_) release_from_ = input_->DiscardBetween(release_from_, to);
   release_at_ = pos_ + kReleaseStep;
 }
 

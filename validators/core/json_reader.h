@@ -31,8 +31,9 @@ class JsonReader {
   enum class Failure : uint8_t { kNone, kSyntax, kDepth };
 
   // `input`, when given, holds `text`: the reader lets it drop the pages it
-  // has passed (InputBuffer::ReleaseBefore), so a mapped file of any size is
-  // decoded without staying resident. Views the reader handed out stay valid.
+  // has passed (InputBuffer::DiscardBetween), so a mapped file or inflated
+  // bytes of any size are decoded without staying resident. Views the reader
+  // handed out stay valid while they lie in the last MiB it passed.
   JsonReader(ByteView text, uint64_t max_depth, const InputBuffer* input = nullptr);
 
   // The kind of the next value; kInvalid after a failure or at a byte that

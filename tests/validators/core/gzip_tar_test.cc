@@ -15,6 +15,8 @@
 #include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
 #include "validators/core/gzip.h"
+#include "validators/core/json_locate.h"
+#include "validators/core/json_reader.h"
 #include "validators/core/tar.h"
 
 namespace accelcheck {
@@ -368,6 +370,52 @@ RC_GTEST_PROP(Decompress, MembersInflateBackAndCutsAreReported,
   } else {
     RC_ASSERT(part.has_value());
   }
+}
+
+const Rule kInText{"test.in_text",     Severity::kError, Severity::kError,
+                   Category::kInvalid, "in text",        "test"};
+
+// A reader passing over inflated bytes discards them as a mapped file's
+// pages are released; a later pass locating a finding in them (line, column,
+// the value its pointer names) inflates the stream again and sees what the
+// plain text holds.
+TEST(Decompress, DiscardedBytesAreInflatedAgainToLocateFindings) {
+  std::string text = "{\"a\": [\n";
+  for (int i = 0; i < 1500000; ++i) text += std::to_string(i) + ",\n";
+  text += "0],\n  \"b\": \"late\"}";
+  ASSERT_GT(text.size(), 8u << 20);  // past two of the reader's release steps
+  DiagnosticSink sink(Profile{}, "big.json.gz");
+  std::optional<InputBuffer> inflated =
+      Decompress(InputBuffer::Copy(Deflate(Text(text))), Limits{}, sink);
+  ASSERT_TRUE(inflated);
+  ASSERT_TRUE(inflated->discards());
+  JsonReader reader(inflated->bytes(), 64, &*inflated);
+  std::string_view key;
+  uint64_t key_offset = 0;
+  ASSERT_TRUE(reader.BeginObject());
+  ASSERT_TRUE(reader.NextKey(&key, &key_offset));
+  ASSERT_TRUE(reader.BeginArray());
+  int64_t value = 0;
+  while (reader.NextElement()) ASSERT_TRUE(reader.TryReadInt(&value));
+  EXPECT_TRUE(inflated->discarded());
+
+  const auto locate = [](ByteView bytes, const InputBuffer* input) {
+    Diagnostic d;
+    d.rule = &kInText;
+    d.location.offset = 0;
+    d.location.path = "/b";
+    std::vector<Diagnostic> found{d};
+    PinJsonLocations(bytes, "", Limits{}, found, input);
+    return found[0].location;
+  };
+  const Location plain = locate(AsBytes(text), nullptr);
+  const Location restored = locate(inflated->bytes(), &*inflated);
+  EXPECT_EQ(*plain.offset, text.rfind("\"late\""));
+  EXPECT_EQ(plain.line, 1500003u);
+  EXPECT_EQ(restored.offset, plain.offset);
+  EXPECT_EQ(restored.length, plain.length);
+  EXPECT_EQ(restored.line, plain.line);
+  EXPECT_EQ(restored.column, plain.column);
 }
 
 }  // namespace
