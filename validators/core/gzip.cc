@@ -151,6 +151,9 @@ bool HasMagic(ByteView bytes) {
 // that, and past 1 GiB, the output grows by doubling.
 constexpr uint64_t kTypicalRatio = 16;
 constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
+// Deflate inflates at most about 1032 bytes from one (RFC 1951: a 258-byte
+// match in a few bits): no member's size is believed past that.
+constexpr uint64_t kMaxDeflateRatio = 1032;
 
 std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error,
                               const Options& options) {
@@ -163,10 +166,15 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
                                  ? UINT64_MAX
                                  : compressed * limits.max_ratio;
   const uint64_t cap = std::min(limits.max_inflated, ratio_cap);
-  // Address space for the usual ratios up front: reserved pages are not
-  // resident until written, and growing inside them copies nothing, so the
-  // peak stays the inflated size instead of one and a half times it.
-  member.data.reserve(std::min({cap + 1, compressed * kTypicalRatio, kMaxReserve}));
+  // Address space for the usual ratios up front, or for the size the
+  // stream's last four bytes give when they are this member's trailer
+  // (ISIZE): reserved pages are not resident until written, and growing
+  // inside them copies nothing, so the peak stays the inflated size instead
+  // of one and a half or twice it.
+  const uint64_t trailer_size = bytes.size() >= start + 8 ? Le32(bytes, bytes.size() - 4) : 0;
+  const uint64_t expected = std::max(compressed * kTypicalRatio,
+                                     std::min(trailer_size, compressed * kMaxDeflateRatio) + 1);
+  member.data.reserve(std::min({cap + 1, expected, kMaxReserve}));
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) {
     Fail(error, Problem::kCorrupt, start, "zlib could not start");
@@ -190,9 +198,13 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
     const uint64_t first = std::min(compressed * kTypicalRatio + 4096, uint64_t{1} << 20);
     const uint64_t grow = std::min<uint64_t>(
         {room, std::max<uint64_t>(member.data.size(), first), uint64_t{1} << 30});
-    // In stretches when a thread follows with the CRC.
-    const uint64_t stretch = crc_beside ? std::min(grow, kCrcStretch) : grow;
+    // In stretches when a thread follows with the CRC, and inside what is
+    // reserved while some of it is left: the reservation usually ends one
+    // byte past the output, which is where zlib says the stream ended.
     const size_t before = member.data.size();
+    const uint64_t reserved = member.data.capacity() - before;
+    const uint64_t stretch =
+        std::min({crc_beside ? kCrcStretch : grow, grow, reserved != 0 ? reserved : grow});
     if (crc_beside && before + stretch > member.data.capacity()) crc_beside->WaitIdle();
     member.data.resize(before + stretch);
     z.next_out = member.data.data() + before;
