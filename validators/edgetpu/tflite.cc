@@ -176,6 +176,29 @@ void LocateCustomOptions(const FlatbufferRegion& file, EdgetpuOp& op, Diagnostic
                   : std::string("the operator's custom_options are empty"));
 }
 
+// The Verifier does not align [long] elements (ElementsAligned): a tensor's
+// zero points, the schema's one such vector, must start at a multiple of 8,
+// or reading them is undefined behaviour (docs/formats/edgetpu.md EDG-1).
+bool ZeroPointsAligned(ByteView file, const tfl::Model& model, DiagnosticSink& sink) {
+  bool aligned = true;
+  const auto* graphs = model.subgraphs();
+  for (uint32_t g = 0; graphs != nullptr && g < graphs->size(); ++g) {
+    const auto* tensors = graphs->Get(g)->tensors();
+    for (uint32_t t = 0; tensors != nullptr && t < tensors->size(); ++t) {
+      const tfl::QuantizationParameters* q = tensors->Get(t)->quantization();
+      if (q == nullptr || ElementsAligned(q->zero_point())) continue;
+      const auto offset = static_cast<uint64_t>(q->zero_point()->Data() - file.data());
+      const std::string path = Str("subgraphs[", g, "].tensors[", t, "].quantization.zero_point");
+      sink.Report(rules::kTfliteVerify,
+                  Location{offset, uint64_t{q->zero_point()->size()} * sizeof(int64_t), path},
+                  Str("the 8-byte elements of ", path, " start at ", Hex(offset),
+                      ", which is not a multiple of 8"));
+      aligned = false;
+    }
+  }
+  return aligned;
+}
+
 }  // namespace
 
 bool VerifyModel(ByteView file, const Limits& limits, DiagnosticSink& sink) {
@@ -192,7 +215,8 @@ bool VerifyModel(ByteView file, const Limits& limits, DiagnosticSink& sink) {
   const FlatbufferVerification verification(region, limits, sink, rules::kTfliteVerify,
                                             "the TensorFlow Lite model");
   return verification.Run([](Verifier& v) { return tfl::VerifyModelBuffer(v); },
-                          [&](Locator& loc) { LocateModel(loc, tfl::GetModel(file.data())); });
+                          [&](Locator& loc) { LocateModel(loc, tfl::GetModel(file.data())); }) &&
+         ZeroPointsAligned(file, *tfl::GetModel(file.data()), sink);
 }
 
 std::vector<EdgetpuOp> FindEdgetpuOps(ByteView file, const tfl::Model& model,
