@@ -6,6 +6,7 @@ packages=(
   cmake ninja-build g++ clang clang-format libclang-rt-14-dev pkg-config
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libarchive-dev zlib1g-dev
   libgtest-dev libgmock-dev librapidcheck-dev python3 python3-yaml python3-numpy time dpkg-dev file
+  zip unzip
 )
 
 missing=()
