@@ -16,12 +16,13 @@ namespace {
 
 using ::accelcheck::test::Describe;
 
-// A model the edgetpu fuzzer made from the suite's bases, whose tensor 1
-// has its [long] zero points at 0x124: the Verifier passes it, and reading
-// them was undefined behaviour until verification refused it.
+// A model the edgetpu fuzzer made from the suite's bases (its regression
+// input), whose tensor 1 has its [long] zero points at 0x124: the Verifier
+// passes it, and reading them was undefined behaviour until verification
+// refused it.
 TEST(TfliteVerify, MisalignedZeroPointsFailVerification) {
   const std::filesystem::path path = std::filesystem::path(ACCELCHECK_SOURCE_DIR) / "fuzz" /
-                                     "edgetpu" / "regressions" / "misaligned_zero_points";
+                                     "regressions" / "edgetpu" / "misaligned_zero_points";
   std::ifstream in(path, std::ios::binary);
   ASSERT_TRUE(in) << path;
   const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
