@@ -11,7 +11,8 @@ deduplicated by its stack, and one reproducer of each minimised
 (-minimize_crash=1). DIR/summary.json and DIR/summary.txt give per target the
 executions, executions a second, the corpus before and after the merge, the
 coverage of the seeds alone and of the merged corpus (libFuzzer's cov and ft
-counters), and each distinct finding with its reproducer. Exit 0 when no
+counters), the format's rules the merged corpus reaches and those it never
+does, and each distinct finding with its reproducer. Exit 0 when no
 target found anything, 1 otherwise, 2 on a usage or build problem.
 
 A finding that is fixed keeps its reproducer in fuzz/regressions/<format>/,
@@ -194,6 +195,15 @@ def triage(binary, options, artifacts, logs):
     return findings
 
 
+def format_rules(accelcheck, fmt):
+    """The ids of the rules of format `fmt` (accelcheck rules)."""
+    _, output = run([str(accelcheck), "rules", "--output", "json"])
+    for entry in json.loads(output)["formats"]:
+        if entry["id"] == fmt:
+            return {rule["id"] for rule in entry["rules"]}
+    return set()
+
+
 def campaign(target, fmt, args, out):
     fuzz_dir = args.build / "fuzz"
     binary = fuzz_dir / target
@@ -231,7 +241,14 @@ def campaign(target, fmt, args, out):
         log=logs / "merge.log")
     shutil.rmtree(corpus)
     merged.rename(corpus)
-    _, final = run([str(binary), *options, "-runs=0", str(corpus)], log=logs / "corpus.log")
+    # The merged corpus replayed: its coverage, and the rules it reaches
+    # (fuzz_oracles.h RuleLog).
+    rule_log = logs / "rules.txt"
+    rule_log.unlink(missing_ok=True)
+    _, final = run([str(binary), *options, "-runs=0", str(corpus)], log=logs / "corpus.log",
+                   env=dict(os.environ, ACCELCHECK_FUZZ_RULES=str(rule_log)))
+    reached = set(rule_log.read_text().split()) if rule_log.exists() else set()
+    rules = format_rules(args.build / "tools" / "accelcheck", fmt)
 
     stats = parse_fork_log(fork_log)
     seeds_cov, corpus_cov = parse_inited(seeded), parse_inited(final)
@@ -249,6 +266,9 @@ def campaign(target, fmt, args, out):
                                 if seeds_cov and corpus_cov else None,
                      "new_ft": (corpus_cov["ft"] - seeds_cov["ft"])
                                if seeds_cov and corpus_cov else None},
+        "rules": {"reached": sorted(reached & rules), "core_reached": sorted(
+            r for r in reached if r.startswith("core.")),
+                  "never_reached": sorted(rules - reached)},
         "findings": triage(binary, options, artifacts, logs),
         "logs": str(logs),
     }
@@ -264,7 +284,10 @@ def text_summary(results):
             f"{r['corpus']['merged']['bytes']} bytes after the merge "
             f"({r['corpus']['grown']['files']} before); cov {cov['corpus']['cov'] if cov['corpus'] else '?'}"
             f" (+{cov['new_cov']} over the seeds), ft {cov['corpus']['ft'] if cov['corpus'] else '?'}"
-            f" (+{cov['new_ft']}); {len(r['findings'])} distinct findings")
+            f" (+{cov['new_ft']}); {len(r['rules']['reached'])} of the format's rules reached; "
+            f"{len(r['findings'])} distinct findings")
+        if r["rules"]["never_reached"]:
+            lines.append(f"  never reached: {' '.join(r['rules']['never_reached'])}")
         for f in r["findings"]:
             lines.append(f"  {f['kind']} [{f['signature']}] x{f['inputs']}: "
                          f"{' < '.join(f['frames']) or '(no frames)'}")

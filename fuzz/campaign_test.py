@@ -107,6 +107,9 @@ class ShortCampaign(unittest.TestCase):
                                      t["corpus"]["grown"]["files"] + t["coverage"]["seeds"]["inputs"])
                 self.assertGreaterEqual(t["coverage"]["corpus"]["cov"], t["coverage"]["seeds"]["cov"])
                 self.assertEqual(t["findings"], [])
+                # Every rule is either reached or listed as never reached.
+                self.assertTrue(t["rules"]["reached"], t["rules"])
+                self.assertFalse(set(t["rules"]["reached"]) & set(t["rules"]["never_reached"]))
                 self.assertTrue(Path(t["corpus"]["path"]).is_dir())
             self.assertIn("tensil_model_fuzzer:", (Path(out) / "summary.txt").read_text())
 

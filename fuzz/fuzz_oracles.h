@@ -7,8 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -19,10 +24,37 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
 namespace accelcheck::fuzz {
 
+// With ACCELCHECK_FUZZ_RULES=FILE in the environment, the ids of the rules
+// this process's diagnostics named, appended to FILE once each when it ends:
+// a replay of a corpus (-runs=0) tells fuzz/campaign.py the rules it reaches.
+class RuleLog {
+ public:
+  static RuleLog& Get() {
+    static RuleLog log;
+    return log;
+  }
+  void Add(const Diagnostic& d) {
+    if (!path_.empty()) ids_.insert(d.rule->id);
+  }
+  ~RuleLog() {
+    if (path_.empty()) return;
+    std::ofstream out(path_, std::ios::app);
+    for (const std::string_view id : ids_) out << id << '\n';
+  }
+
+ private:
+  RuleLog() {
+    if (const char* path = std::getenv("ACCELCHECK_FUZZ_RULES")) path_ = path;
+  }
+  std::string path_;
+  std::set<std::string_view> ids_;  // of the static rule tables
+};
+
 inline void CheckDiagnostics(const Format& format, const DiagnosticSink& sink) {
   for (const Diagnostic& d : sink.diagnostics()) {
     if (d.rule == nullptr || FindRuleOf(format, d.rule->id) != d.rule) __builtin_trap();
     if (d.rule->category == Category::kInternal) __builtin_trap();
+    RuleLog::Get().Add(d);
   }
 }
 

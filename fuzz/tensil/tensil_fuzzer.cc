@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/fuzz_oracles.h"
 #include "reference_exec/tensil/emulator.h"
 #include "validators/core/format.h"
 #include "validators/tensil/arch.h"
@@ -110,14 +111,6 @@ Architecture ArchitectureFrom(const uint8_t* header) {
   return arch;
 }
 
-void CheckDiagnostics(const DiagnosticSink& sink) {
-  for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRuleOf(tensil::TensilFormat(), d.rule->id) != d.rule)
-      __builtin_trap();
-    if (d.rule->category == Category::kInternal) __builtin_trap();
-  }
-}
-
 // The assembly form round-trips any bytes (validators/tensil/disasm.h).
 void CheckRoundTrip(ByteView program, const Layout& layout) {
   const std::string text = Disassemble(program, layout);
@@ -154,10 +147,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   DiagnosticSink sink(Profile{}, "fuzz-input");
   const Deadline unlimited(0);  // libFuzzer's -timeout bounds the time
   CheckInstructions(Program{program, ""}, arch, *layout, unlimited, sink);
-  CheckDiagnostics(sink);
+  fuzz::CheckDiagnostics(tensil::TensilFormat(), sink);
   if (sink.blocking_count() != 0) return 0;
   CheckDataflow(Program{program, ""}, BareModel(arch), *layout, unlimited, sink);
-  CheckDiagnostics(sink);
+  fuzz::CheckDiagnostics(tensil::TensilFormat(), sink);
 
   const size_t emulated =
       std::min<uint64_t>(whole / layout->instruction_bytes, kMaxEmulatedInstructions);

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "conformance/tensil/bundle.h"
+#include "fuzz/fuzz_oracles.h"
 #include "validators/core/format.h"
 #include "validators/tensil/tensil_format.h"
 
@@ -37,13 +38,6 @@ std::string& BundleDirectory() {
 void RemoveBundle() {
   std::error_code ignored;
   std::filesystem::remove_all(BundleDirectory(), ignored);
-}
-
-void CheckDiagnostics(const DiagnosticSink& sink) {
-  for (const Diagnostic& d : sink.diagnostics()) {
-    if (d.rule == nullptr || FindRuleOf(Tensil(), d.rule->id) != d.rule) __builtin_trap();
-    if (d.rule->category == Category::kInternal) __builtin_trap();
-  }
 }
 
 }  // namespace
@@ -74,11 +68,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     DiagnosticSink sink(Profile{}, "fuzz-input");
     Tensil().Validate(input, Context(), sink);
-    CheckDiagnostics(sink);
+    fuzz::CheckDiagnostics(Tensil(), sink);
   }
   DiagnosticSink sink(Profile{}, "fuzz-input");
   const nlohmann::json tree = Tensil().Inspect(input, Context(), sink);
   (void)tree.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  CheckDiagnostics(sink);
+  fuzz::CheckDiagnostics(Tensil(), sink);
   return 0;
 }
