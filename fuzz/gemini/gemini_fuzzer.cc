@@ -1,16 +1,29 @@
 // libFuzzer target for the Gemini scheduler IR validator and the frontend IR
-// rules over raw JSON bytes.
+// rules over raw JSON bytes, and over gzip streams of them: schedules travel
+// gzipped, and a gzip stream is inflated as every command reads one
+// (validators/core/compressed.h).
 //
-// Oracles besides the sanitizers: schedule_oracle.h, and the frontend
-// rules' diagnostics name rules of the tables.
+// Oracles besides the sanitizers: schedule_oracle.h, and the frontend and
+// gzip rules' diagnostics name rules of the tables.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz/gemini/schedule_oracle.h"
+#include "validators/core/compressed.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace accelcheck;
-  const ByteView bytes(data, size);
+  ByteView bytes(data, size);
+  std::optional<InputBuffer> inflated;
+  if (IsCompressed(bytes)) {
+    Limits limits;
+    limits.max_inflated_bytes = uint64_t{1} << 20;  // as -rss_limit_mb allows
+    DiagnosticSink gzip_sink(Profile{}, "fuzz-input");
+    inflated = Decompress(InputBuffer::Copy(bytes), limits, gzip_sink);
+    fuzz::CheckDiagnostics(gemini::GeminiFormat(), gzip_sink);
+    if (!inflated) return 0;
+    bytes = inflated->bytes();
+  }
   fuzz::ValidateAndSimulate(bytes);
   ValidateContext context;
   context.limits.time_budget_ms = 0;

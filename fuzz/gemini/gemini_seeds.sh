@@ -20,3 +20,6 @@ done
 "$accelcheck" generate gemini --dialect set --layers 3 --mesh 2x2 --height 2 --width 3 \
   --channels 8 --batch 2 -o "$dir/seed_set_1.json" > /dev/null
 rm -f "$dir"/seed_set_*.frontend.json
+# A schedule of each dialect gzipped, as large schedules travel.
+gzip -c "$dir/seed_1.json" >"$dir/seed_1.json.gz"
+gzip -c "$dir/seed_set_0.json" >"$dir/seed_set_0.json.gz"
