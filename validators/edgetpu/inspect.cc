@@ -29,8 +29,10 @@ json At(const FlatbufferRegion& region, const void* object) {
 template <typename T>
 json Payload(const FlatbufferRegion& region, const flatbuffers::Vector<T>* vector) {
   if (vector == nullptr) return nullptr;
-  return json{{"@offset", region.file_offset + region.OffsetOf(vector->Data())},
-              {"length", vector->size() * sizeof(T)}};
+  json out = json::object();
+  out["@offset"] = region.file_offset + region.OffsetOf(vector->Data());
+  out["length"] = vector->size() * sizeof(T);
+  return out;
 }
 
 template <typename T>
