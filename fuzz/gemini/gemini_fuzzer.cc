@@ -3,8 +3,9 @@
 // gzipped, and a gzip stream is inflated as every command reads one
 // (validators/core/compressed.h).
 //
-// Oracles besides the sanitizers: schedule_oracle.h, and the frontend and
-// gzip rules' diagnostics name rules of the tables.
+// Oracles besides the sanitizers: schedule_oracle.h, and the diagnostics of
+// the format's Validate, the frontend rules and the gzip reader name rules of
+// the tables.
 #include <cstddef>
 #include <cstdint>
 
@@ -25,6 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bytes = inflated->bytes();
   }
   fuzz::ValidateAndSimulate(bytes);
+  // The format's own entry point too, with the pass that locates findings
+  // in the text (PinJsonLocations).
+  (void)fuzz::Validate(gemini::GeminiFormat(), bytes);
   ValidateContext context;
   context.limits.time_budget_ms = 0;
   DiagnosticSink frontend_sink(Profile{}, "fuzz-input");
