@@ -2,6 +2,7 @@
 // (EDG-11 to EDG-16, docs/formats/edgetpu.md §2.7): counts, types and byte
 // sizes as the custom op checks them when the interpreter prepares the node,
 // then the names and quantization every compiler writes.
+#include <algorithm>
 #include <optional>
 
 #include "validators/core/text.h"
@@ -200,11 +201,30 @@ bool CheckType(const Io& io, const Pair& p) {
   return false;
 }
 
-// The tensor's bytes: its shape's elements times its type's size.
-Wide TensorBytes(const tfl::Tensor& tensor) {
-  Wide bytes = TfliteTypeSize(tensor.type());
+// A product of sizes read from the file, or nothing past 2^100 bytes: no
+// buffer is that large, and more such factors would not fit a Wide.
+std::optional<Wide> BytesProduct(std::optional<Wide> bytes, Wide factor) {
+  constexpr Wide kMaxBytes = Wide{1} << 100;
+  Wide product = 0;
+  if (!bytes || __builtin_mul_overflow(*bytes, factor, &product) || product > kMaxBytes ||
+      product < -kMaxBytes) {
+    return std::nullopt;
+  }
+  return product;
+}
+
+// Two sizes that are known and equal.
+bool SameBytes(std::optional<Wide> a, std::optional<Wide> b) { return a && b && *a == *b; }
+
+// The tensor's bytes: its shape's elements times its type's size; nothing
+// when that passes 2^100.
+std::optional<Wide> TensorBytes(const tfl::Tensor& tensor) {
   const auto* shape = tensor.shape();
-  for (uint32_t d = 0; shape != nullptr && d < shape->size(); ++d) bytes *= shape->Get(d);
+  if (shape != nullptr && std::find(shape->begin(), shape->end(), 0) != shape->end()) return 0;
+  std::optional<Wide> bytes = TfliteTypeSize(tensor.type());
+  for (uint32_t d = 0; shape != nullptr && d < shape->size(); ++d) {
+    bytes = BytesProduct(bytes, shape->Get(d));
+  }
   return bytes;
 }
 
@@ -222,7 +242,7 @@ std::optional<Wide> SingleBytes(const Pair& p) {
 int64_t BatchOf(const tfl::Tensor& tensor, Wide single) {
   const auto* shape = tensor.shape();
   if (shape != nullptr && shape->size() >= 1 &&
-      Wide{shape->Get(0)} * single == TensorBytes(tensor)) {
+      SameBytes(BytesProduct(shape->Get(0), single), TensorBytes(tensor))) {
     return shape->Get(0);
   }
   return 1;
@@ -230,10 +250,11 @@ int64_t BatchOf(const tfl::Tensor& tensor, Wide single) {
 
 std::string SizeText(const Pair& p, Wide single) {
   const auto dims = *LayerDims::Of(p.layer);
+  const std::optional<Wide> bytes = TensorBytes(p.tensor);
   return Str(p.slot, " has shape ", ShapeText(p.tensor), " of ", TfliteTypeText(p.tensor.type()),
-             " (", WideText(TensorBytes(p.tensor)), " bytes) but one batch element of ",
-             p.layer_path, " takes ", dims.y, "·", dims.x, "·", dims.z, "·", dims.executions,
-             " elements (", WideText(single), " bytes)");
+             " (", bytes ? WideText(*bytes) : std::string("more than 2^100"),
+             " bytes) but one batch element of ", p.layer_path, " takes ", dims.y, "·", dims.x, "·",
+             dims.z, "·", dims.executions, " elements (", WideText(single), " bytes)");
 }
 
 // EDG-16, observed: names.
@@ -327,7 +348,7 @@ int64_t CheckInputs(const Io& io) {
                        ", but the operator's first input has a batch of ", *batches));
       continue;
     }
-    if (Wide{batch} * *single == TensorBytes(p->tensor)) continue;
+    if (SameBytes(BytesProduct(batch, *single), TensorBytes(p->tensor))) continue;
     ReportTensor(io, rules::kIoByteSize, *p, &p->tensor, "shape", SizeText(*p, *single));
   }
   return batches.value_or(1);
@@ -395,8 +416,8 @@ void CheckOutputs(const Io& io, int64_t batches) {
     // inputs' batch; any other output must be one batch element (§2.7).
     const auto* shape = p->tensor.shape();
     const bool batched = shape != nullptr && shape->size() >= 1 &&
-                         Wide{shape->Get(0)} * *single == TensorBytes(p->tensor);
-    if (batched || (batches == 1 && *single == TensorBytes(p->tensor))) continue;
+                         SameBytes(BytesProduct(shape->Get(0), *single), TensorBytes(p->tensor));
+    if (batched || (batches == 1 && SameBytes(*single, TensorBytes(p->tensor)))) continue;
     ReportTensor(io, rules::kIoByteSize, *p, &p->tensor, "shape",
                  batches == 1 ? SizeText(*p, *single)
                               : Str(SizeText(*p, *single),
