@@ -260,6 +260,9 @@ def campaign(target, fmt, args, out):
         "executions": stats["executions"],
         "exec_per_second": stats["exec_per_second"],
         "corpus": {"before": corpus_before, "grown": grown, "merged": tree_size(corpus),
+                   "seeds": tree_size(seeds),
+                   "regressions": tree_size(regressions) if regressions.is_dir() else
+                   {"files": 0, "bytes": 0},
                    "path": str(corpus)},
         "coverage": {"seeds": seeds_cov, "corpus": corpus_cov,
                      "new_cov": (corpus_cov["cov"] - seeds_cov["cov"])
