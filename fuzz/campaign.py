@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -153,6 +154,14 @@ def run(command, log=None, env=None, timeout=None):
     return result.returncode, output
 
 
+def children_cpu_seconds():
+    """User and system time of every finished child process and its own
+    children (the -fork workers): a campaign's CPU time, which wall time
+    times jobs overstates on a busy machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def tree_size(directory):
     files = [p for p in directory.rglob("*") if p.is_file()]
     return {"files": len(files), "bytes": sum(p.stat().st_size for p in files)}
@@ -224,6 +233,7 @@ def campaign(target, fmt, args, out):
     _, seeded = run([str(binary), *options, "-runs=0", *inputs], log=logs / "seeds.log")
     corpus_before = tree_size(corpus)
     started = time.monotonic()
+    cpu_started = children_cpu_seconds()
     _, fork_log = run([str(binary), *options, f"-dict={fuzz_dir / (target + '.dict')}",
                        f"-fork={args.jobs}", f"-max_total_time={args.seconds}",
                        "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1",
@@ -231,6 +241,7 @@ def campaign(target, fmt, args, out):
                        f"-artifact_prefix={artifacts}/", str(corpus), *inputs],
                       log=logs / "fuzz.log")
     wall = time.monotonic() - started
+    cpu = children_cpu_seconds() - cpu_started
     grown = tree_size(corpus)
 
     # The corpus merged into the inputs that keep its coverage.
@@ -256,6 +267,7 @@ def campaign(target, fmt, args, out):
         "target": target,
         "format": fmt,
         "seconds": round(wall, 1),
+        "cpu_seconds": round(cpu, 1),
         "jobs": args.jobs,
         "executions": stats["executions"],
         "exec_per_second": stats["exec_per_second"],
@@ -283,7 +295,7 @@ def text_summary(results):
         cov = r["coverage"]
         lines.append(
             f"{r['target']}: {r['executions']} executions in {r['seconds']} s on {r['jobs']} "
-            f"jobs ({r['exec_per_second']}/s); corpus {r['corpus']['merged']['files']} inputs, "
+            f"jobs, {r['cpu_seconds']} CPU seconds ({r['exec_per_second']}/s); corpus {r['corpus']['merged']['files']} inputs, "
             f"{r['corpus']['merged']['bytes']} bytes after the merge "
             f"({r['corpus']['grown']['files']} before); cov {cov['corpus']['cov'] if cov['corpus'] else '?'}"
             f" (+{cov['new_cov']} over the seeds), ft {cov['corpus']['ft'] if cov['corpus'] else '?'}"

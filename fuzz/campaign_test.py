@@ -102,6 +102,10 @@ class ShortCampaign(unittest.TestCase):
             for t in summary["targets"]:
                 self.assertGreater(t["executions"], 0, t)
                 self.assertGreater(t["exec_per_second"], 0, t)
+                # The -fork worker's time counts, and one job cannot use
+                # much more than the wall time.
+                self.assertGreater(t["cpu_seconds"], 0, t)
+                self.assertLess(t["cpu_seconds"], 2 * t["seconds"], t)
                 self.assertGreater(t["corpus"]["merged"]["files"], 0, t)
                 # The merge keeps a subset of what it was given.
                 corpus = t["corpus"]
