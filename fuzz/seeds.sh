@@ -12,22 +12,30 @@ fi
 read -r _ format seeds _ <<<"$line"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-case $seeds in
-  suite | suite/*)
-    "$accelcheck" conformance --generate "$work/out" >/dev/null
-    from=$work/out${seeds#suite}
-    ;;
-  *.sh | *.sh:*)
-    script=${seeds%%:*}
-    "$here/$format/$script" "$accelcheck" "$work/out"
-    from=$work/out
-    [[ $seeds == *:* ]] && from=$work/out/${seeds#*:}
-    ;;
-  *)
-    echo "seeds.sh: $target: seeds '$seeds' are neither suite[/F] nor S.sh[:D]" >&2
-    exit 2
-    ;;
-esac
+mkdir "$work/seeds"
+# Each source of a "+" list in turn; a later source's file of the same name
+# replaces an earlier one's.
+IFS=+ read -r -a sources <<<"$seeds"
+for source in "${sources[@]}"; do
+  rm -rf "$work/out"
+  case $source in
+    suite | suite/*)
+      "$accelcheck" conformance --generate "$work/out" >/dev/null
+      from=$work/out${source#suite}
+      ;;
+    *.sh | *.sh:*)
+      script=${source%%:*}
+      "$here/$format/$script" "$accelcheck" "$work/out"
+      from=$work/out
+      [[ $source == *:* ]] && from=$work/out/${source#*:}
+      ;;
+    *)
+      echo "seeds.sh: $target: seeds '$source' are neither suite[/F] nor S.sh[:D]" >&2
+      exit 2
+      ;;
+  esac
+  cp -R "$from"/. "$work/seeds"
+done
 rm -rf "$dir"
 mkdir -p "$dir"
-cp -R "$from"/. "$dir"
+cp -R "$work/seeds"/. "$dir"
