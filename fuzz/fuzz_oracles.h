@@ -5,6 +5,7 @@
 // one rule through the format's conformance provider.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -50,6 +51,11 @@ class RuleLog {
   std::set<std::string_view> ids_;  // of the static rule tables
 };
 
+inline bool Reports(const DiagnosticSink& sink, std::string_view rule_id) {
+  return std::any_of(sink.diagnostics().begin(), sink.diagnostics().end(),
+                     [&](const Diagnostic& d) { return d.rule->id == rule_id; });
+}
+
 inline void CheckDiagnostics(const Format& format, const DiagnosticSink& sink) {
   for (const Diagnostic& d : sink.diagnostics()) {
     if (d.rule == nullptr || FindRuleOf(format, d.rule->id) != d.rule) __builtin_trap();
@@ -59,9 +65,8 @@ inline void CheckDiagnostics(const Format& format, const DiagnosticSink& sink) {
 }
 
 // libFuzzer's -timeout bounds the time, so the budget is off.
-inline DiagnosticSink Validate(const Format& format, ByteView bytes) {
+inline DiagnosticSink Validate(const Format& format, ByteView bytes, ValidateContext context = {}) {
   const InputBuffer input = InputBuffer::Copy(bytes);
-  ValidateContext context;
   context.limits.time_budget_ms = 0;
   DiagnosticSink sink(Profile{}, "fuzz-input");
   format.Validate(input, context, sink);
