@@ -213,6 +213,16 @@ def format_rules(accelcheck, fmt):
     return set()
 
 
+def replay_rules(binary, options, inputs, rule_log, log=None):
+    """The rule ids the diagnostics of one -runs=0 replay of `inputs` name
+    (fuzz_oracles.h RuleLog), and the replay's output."""
+    rule_log.unlink(missing_ok=True)
+    _, output = run([str(binary), *options, "-runs=0", *map(str, inputs)], log=log,
+                    env=dict(os.environ, ACCELCHECK_FUZZ_RULES=str(rule_log)))
+    reached = set(rule_log.read_text().split()) if rule_log.exists() else set()
+    return reached, output
+
+
 def campaign(target, fmt, args, out):
     fuzz_dir = args.build / "fuzz"
     binary = fuzz_dir / target
@@ -252,13 +262,9 @@ def campaign(target, fmt, args, out):
         log=logs / "merge.log")
     shutil.rmtree(corpus)
     merged.rename(corpus)
-    # The merged corpus replayed: its coverage, and the rules it reaches
-    # (fuzz_oracles.h RuleLog).
-    rule_log = logs / "rules.txt"
-    rule_log.unlink(missing_ok=True)
-    _, final = run([str(binary), *options, "-runs=0", str(corpus)], log=logs / "corpus.log",
-                   env=dict(os.environ, ACCELCHECK_FUZZ_RULES=str(rule_log)))
-    reached = set(rule_log.read_text().split()) if rule_log.exists() else set()
+    # The merged corpus replayed: its coverage, and the rules it reaches.
+    reached, final = replay_rules(binary, options, [corpus], logs / "rules.txt",
+                                  logs / "corpus.log")
     rules = format_rules(args.build / "tools" / "accelcheck", fmt)
 
     stats = parse_fork_log(fork_log)
@@ -289,6 +295,15 @@ def campaign(target, fmt, args, out):
     }
 
 
+def never_reached_by_format(results):
+    """Per format, the rules none of its targets in `results` reached."""
+    never = {}
+    for r in results:
+        unreached = set(r["rules"]["never_reached"])
+        never[r["format"]] = never.get(r["format"], unreached) & unreached
+    return {fmt: sorted(rules) for fmt, rules in never.items()}
+
+
 def text_summary(results):
     lines = []
     for r in results:
@@ -307,6 +322,9 @@ def text_summary(results):
             lines.append(f"  {f['kind']} [{f['signature']}] x{f['inputs']}: "
                          f"{' < '.join(f['frames']) or '(no frames)'}")
             lines.append(f"    reproducer {f['minimized'] or f['reproducer']}")
+    for fmt, never in never_reached_by_format(results).items():
+        lines.append(f"{fmt}: {len(never)} rules no target of the format reached"
+                     + (f": {' '.join(never)}" if never else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -333,7 +351,8 @@ def main():
     for target in chosen:
         results.append(campaign(target, known[target], args, args.out))
         # Written after each target, so that a long campaign shows its progress.
-        (args.out / "summary.json").write_text(json.dumps({"targets": results}, indent=2) + "\n")
+        summary = {"targets": results, "never_reached_by_format": never_reached_by_format(results)}
+        (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         (args.out / "summary.txt").write_text(text_summary(results))
     sys.stdout.write(text_summary(results))
     return 1 if any(r["findings"] for r in results) else 0

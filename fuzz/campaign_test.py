@@ -99,6 +99,7 @@ class ShortCampaign(unittest.TestCase):
             summary = json.loads((Path(out) / "summary.json").read_text())
             self.assertEqual([t["target"] for t in summary["targets"]],
                              ["tensil_model_fuzzer", "neff_fuzzer"])
+            self.assertEqual(sorted(summary["never_reached_by_format"]), ["neff", "tensil"])
             for t in summary["targets"]:
                 self.assertGreater(t["executions"], 0, t)
                 self.assertGreater(t["exec_per_second"], 0, t)
