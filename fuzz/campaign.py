@@ -40,14 +40,16 @@ FORK_STATUS = re.compile(r"^#(\d+): cov: (\d+) ft: (\d+) corp: (\d+) exec/s (\d+
 # "#359	INITED cov: 1939 ft: 5114 corp: 286/158Kb ..."
 INITED = re.compile(r"INITED cov: (\d+) ft: (\d+) corp: (\d+)/")
 # "    #3 0x55f471edc6f1 in accelcheck::edgetpu::ReadTensor(...) /work/main/x/read.cc:282:31"
-FRAME = re.compile(r"^\s*#(\d+) 0x[0-9a-f]+ in (.+?) (\S+?)(?::\d+)*$")
+# or, unsymbolised, "... in fuzzer::PrintStackTrace() (/b/x_fuzzer+0x5b5e8) (BuildId: 0aea...)"
+FRAME = re.compile(r"^\s*#(\d+) 0x[0-9a-f]+ in (.+?) (\S+?)(?::\d+)*(?: \(BuildId: \w+\))?$")
 # "==123==ERROR: AddressSanitizer: heap-buffer-overflow on ..." or a UBSan
 # "file:line:col: runtime error: load of misaligned address ...".
+# "==6662== ERROR: libFuzzer: deadly signal" (kind "deadly-signal").
 SANITIZER = re.compile(r"ERROR: (\w+Sanitizer): ([\w-]+)|runtime error: ([^0-9]+?)(?: \d|$)|"
-                       r"ERROR: libFuzzer: ([\w-]+)")
+                       r"ERROR: libFuzzer: ([\w -]+?)(?: \(|$)")
 # Frames of the fuzzing machinery, not of the code under test.
 MACHINERY = re.compile(r"fuzzer::|__sanitizer|__asan|__ubsan|__interceptor|libc_start|"
-                       r"^_start$|LLVMFuzzerTestOneInput|^__libc|^abort$|^raise$|^__GI_")
+                       r"^_start$|^main$|LLVMFuzzerTestOneInput|^__libc|^abort$|^raise$|^__GI_")
 
 
 def read_targets():
@@ -126,7 +128,8 @@ def stack_signature(text, depth=3):
     for line in text.splitlines():
         match = SANITIZER.search(line)
         if match:
-            kind = (match.group(2) or match.group(3) or match.group(4)).strip()
+            kind = match.group(2) or match.group(3) or match.group(4).replace(" ", "-")
+            kind = kind.strip()
             break
     frames = []
     for line in text.splitlines():

@@ -4,6 +4,7 @@ reports as they print them, then a short campaign over a fuzz build:
 campaign_test.py BUILD."""
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,6 +84,64 @@ class Parsing(unittest.TestCase):
         moved = UBSAN.replace("0x616000000da4", "0x6160000011a4").replace(":282:31", ":283:9")
         self.assertEqual(campaign.stack_signature(moved), campaign.stack_signature(UBSAN))
         self.assertNotEqual(campaign.stack_signature(ASAN), campaign.stack_signature(UBSAN))
+
+
+# Two bugs behind two first bytes, for the triage of real reports.
+CRASHING_TARGET = r"""
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+__attribute__((noinline)) void OverflowOnA(const uint8_t* data) {
+  char* buffer = static_cast<char*>(std::malloc(4));
+  volatile char past = buffer[4 + (data[0] & 0)];
+  (void)past;
+  std::free(buffer);
+}
+
+__attribute__((noinline)) void TrapOnB() { __builtin_trap(); }
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 0 && data[0] == 'A') OverflowOnA(data);
+  if (size > 0 && data[0] == 'B') TrapOnB();
+  return 0;
+}
+"""
+
+
+class RealCrashTriage(unittest.TestCase):
+    """campaign.triage on the reports of a target that really crashes: three
+    inputs, two bugs, two findings, each reproducer minimised."""
+
+    def test_groups_and_minimises(self):
+        clang = shutil.which("clang++")
+        if clang is None:
+            self.skipTest("no clang++")
+        with tempfile.TemporaryDirectory() as work:
+            work = Path(work)
+            (work / "crash.cc").write_text(CRASHING_TARGET)
+            binary = work / "crash_fuzzer"
+            subprocess.run([clang, "-g", "-O1", "-fsanitize=fuzzer,address",
+                            str(work / "crash.cc"), "-o", str(binary)], check=True)
+            artifacts, logs = work / "artifacts", work / "logs"
+            artifacts.mkdir()
+            logs.mkdir()
+            (artifacts / "crash-1").write_bytes(b"A" + b"x" * 40)
+            (artifacts / "crash-2").write_bytes(b"A" + b"y" * 90)
+            (artifacts / "crash-3").write_bytes(b"B" + b"z" * 60)
+            findings = campaign.triage(binary, [], artifacts, logs)
+            by_kind = {f["kind"]: f for f in findings}
+            self.assertEqual(sorted(by_kind), ["deadly-signal", "heap-buffer-overflow"], findings)
+            overflow = by_kind["heap-buffer-overflow"]
+            self.assertEqual(overflow["inputs"], 2)
+            self.assertEqual(overflow["frames"][0], "OverflowOnA")
+            self.assertEqual(by_kind["deadly-signal"]["frames"][0], "TrapOnB")
+            for finding in findings:
+                minimized = Path(finding["minimized"])
+                self.assertLess(minimized.stat().st_size, Path(finding["reproducer"]).stat().st_size)
+                replay = subprocess.run([str(binary), str(minimized)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, check=False)
+                self.assertNotEqual(replay.returncode, 0, finding)
 
 
 class ShortCampaign(unittest.TestCase):
