@@ -202,7 +202,8 @@ TEST(Tar, ReadsBothDialects) {
   Bytes ustar;
   Append(ustar, "neff.json", Text("{}"));
   Append(ustar, "sg00/def.json", Text("{\"var\":{}}"));
-  const tar::Archive a = tar::Read(Finish(ustar), {});
+  const Bytes ustar_file = Finish(ustar);  // the members' data point into it
+  const tar::Archive a = tar::Read(ustar_file, {});
   EXPECT_TRUE(a.findings.empty()) << a.findings[0].message;
   ASSERT_EQ(a.members.size(), 2u);
   EXPECT_EQ(a.members[1].name, "sg00/def.json");
@@ -216,7 +217,8 @@ TEST(Tar, ReadsBothDialects) {
   Append(gnu, "./sg00/a.bin", Text("x"), '0', true);
   Append(gnu, "././@LongLink", Text(std::string(150, 'n') + '\0'), 'L', true);
   Append(gnu, "short", Text("y"), '0', true);
-  const tar::Archive g = tar::Read(Finish(gnu), {});
+  const Bytes gnu_file = Finish(gnu);
+  const tar::Archive g = tar::Read(gnu_file, {});
   EXPECT_TRUE(g.findings.empty()) << g.findings[0].message;
   ASSERT_EQ(g.members.size(), 3u);
   EXPECT_EQ(g.members[0].name, "sg00");

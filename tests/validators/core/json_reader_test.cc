@@ -396,14 +396,22 @@ TEST(GeminiJsonReader, ListFastPathsDeclineWithoutConsuming) {
     EXPECT_EQ(reader.offset(), 0u) << text;
   }
   const std::string padding(200, ' ');
-  for (const std::string text :
-       {"[1,2,3]", "[1,2,3,4,5]", "[1,2,-3,012]", "[1,2,3,1234567890123456789]", "[1,2,3,4 ]",
-        "[1,2,3,4.5]", "[1,2,3,-]"}) {
-    JsonReader reader(AsBytes(text + padding), 4);  // far from the end: the compact scanner
+  for (const std::string text : {"[1,2,3]", "[1,2,3,4,5]", "[1,2,-3,012]",
+                                 "[1,2,3,1234567890123456789]", "[1,2,3,4.5]", "[1,2,3,-]"}) {
+    const std::string padded = text + padding;  // the reader keeps a view of it
+    JsonReader reader(AsBytes(padded), 4);      // far from the end: the compact scanner
     int64_t four[4];
     EXPECT_FALSE(reader.TryReadInts(four, 4)) << text;
     EXPECT_EQ(reader.offset(), 0u) << text;
   }
+  // Space inside the list: the compact scanner declines it, the spaced one
+  // reads it.
+  const std::string spaced_far = "[1,2,3,4 ]" + padding;
+  JsonReader spaced_far_reader(AsBytes(spaced_far), 4);
+  int64_t spaced_far_read[4];
+  ASSERT_TRUE(spaced_far_reader.TryReadInts(spaced_far_read, 4));
+  EXPECT_EQ(spaced_far_read[3], 4);
+  EXPECT_EQ(spaced_far_reader.offset(), 10u);
   const std::string compact = "[-12,0,12345678901234567,4]" + padding;
   JsonReader compact_reader(AsBytes(compact), 4);
   int64_t read[4];
