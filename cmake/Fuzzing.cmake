@@ -8,8 +8,14 @@ if(ACCELCHECK_BUILD_FUZZERS)
     message(FATAL_ERROR "ACCELCHECK_BUILD_FUZZERS needs clang (CXX=clang++)")
   endif()
   add_compile_definitions(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+  # Kept in the cache, so that a reconfigure without the variable (ninja
+  # re-runs CMake when a CMakeLists.txt changes) keeps the build's flags.
   if(DEFINED ENV{LIB_FUZZING_ENGINE})
-    set(ACCELCHECK_FUZZ_ENGINE $ENV{LIB_FUZZING_ENGINE})
+    set(ACCELCHECK_LIB_FUZZING_ENGINE "$ENV{LIB_FUZZING_ENGINE}" CACHE STRING
+        "The fuzzing engine OSS-Fuzz gave (LIB_FUZZING_ENGINE)" FORCE)
+  endif()
+  if(ACCELCHECK_LIB_FUZZING_ENGINE)
+    set(ACCELCHECK_FUZZ_ENGINE ${ACCELCHECK_LIB_FUZZING_ENGINE})
   else()
     add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
                         -fno-sanitize-recover=undefined -fno-omit-frame-pointer -gline-tables-only)
