@@ -791,8 +791,11 @@ void Decoder::Top() {
 bool Decoder::TopMembers(TopKeys& keys, std::optional<uint64_t> stop_at) {
   std::string_view key;
   uint64_t key_offset = 0;
-  while (!(stop_at && reader_.NextTokenOffset() == *stop_at) &&
-         reader_.NextKey(&key, &key_offset)) {
+  while (true) {
+    // Only a stop inside the root object: once it has closed, a core list
+    // at `stop_at` lies past the document's end.
+    if (stop_at && reader_.NextTokenOffset() == *stop_at) return !reader_.failed();
+    if (!reader_.NextKey(&key, &key_offset)) return false;
     const Location at{key_offset, key.size() + 2, reader_.Pointer()};
     const int index = JsonKeyIndex(kTopKeys, key);
     if (index >= 0) {
@@ -844,7 +847,6 @@ bool Decoder::TopMembers(TopKeys& keys, std::optional<uint64_t> stop_at) {
     if (!repeated) keys.unknown.emplace(key);
     reader_.Skip();
   }
-  return stop_at && !reader_.failed() && reader_.NextTokenOffset() == *stop_at;
 }
 
 void Decoder::FinishTop(const TopKeys& keys, bool complete) {

@@ -2,6 +2,9 @@
 // any offset, the decode gives the tables and diagnostics of one reader, on
 // valid documents and on documents whose halves share a top-level key, hold
 // layers only the second half names, or break in the second half.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -165,6 +168,17 @@ TEST(SplitDecode, TheSecondHalfsProblemsAndLayersJoinInOrder) {
   ExpectSameResults(BeforeClosingBrace(changed, R"(,"extra":true)"), true);
   // The text cut inside the last core list: a syntax error in the second half.
   ExpectSameResults(text.substr(0, text.size() - 40), true);
+}
+
+// A document the gemini fuzzer made, whose root object closes early (after
+// "0out"), so that its last core list lies past the document's end.
+TEST(SplitDecode, ACoreListPastTheRootObjectsEndIsReadAsOneReaderWould) {
+  const std::filesystem::path path = std::filesystem::path(ACCELCHECK_SOURCE_DIR) / "fuzz" /
+                                     "regressions" / "gemini" / "core_list_past_the_root";
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path;
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  ExpectSameResults(text, false);
 }
 
 }  // namespace
