@@ -51,6 +51,7 @@ class RuleLog {
   std::set<std::string_view> ids_;  // of the static rule tables
 };
 
+// Whether a diagnostic in `sink` names the rule `rule_id`.
 inline bool Reports(const DiagnosticSink& sink, std::string_view rule_id) {
   return std::any_of(sink.diagnostics().begin(), sink.diagnostics().end(),
                      [&](const Diagnostic& d) { return d.rule->id == rule_id; });
