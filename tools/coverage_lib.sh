@@ -20,8 +20,13 @@ coverage_configure() {
     -DACCELCHECK_BUILD_FUZZERS=ON -DACCELCHECK_BUILD_TESTS=OFF -DACCELCHECK_BUILD_BENCH=OFF
 }
 
-# Sets `sources` to FORMAT's validator and executor folders.
+# Sets `sources` to the folders of SCOPE: a format (its validator and
+# executor) or one folder ("validators/pte").
 coverage_sources() {
+  if [[ $1 == */* ]]; then
+    sources=("$src/$1")
+    return
+  fi
   sources=("$src/validators/$1")
   if [ -d "$src/reference_exec/$1" ]; then sources+=("$src/reference_exec/$1"); fi
 }
@@ -34,16 +39,23 @@ coverage_objects() {
   for binary in "$@"; do objects+=(-object "$binary"); done
 }
 
-# coverage_report PROFDATA REPORT FORMAT BINARY...: llvm-cov report of
-# FORMAT's folders over the binaries, per file with the totals, into REPORT;
-# prints its totals: lines covered, lines, branches covered, branches
-# (tab-separated).
+# coverage_report PROFDATA REPORT SCOPE BINARY...: llvm-cov report of
+# SCOPE's folders (coverage_sources) over the binaries, per file with the
+# totals, into REPORT; prints its totals: lines covered, lines, branches
+# covered, branches (tab-separated).
 coverage_report() {
-  local profdata=$1 report=$2 format=$3
+  local profdata=$1 report=$2 scope=$3
   shift 3
   coverage_objects "$@"
-  coverage_sources "$format"
+  coverage_sources "$scope"
   "$llvm_cov" report "${objects[@]}" -instr-profile="$profdata" "${sources[@]}" >"$report"
   # The TOTAL row: regions (3), functions (3), lines (3), branches (3).
   awk '$1 == "TOTAL" { printf "%d\t%d\t%d\t%d\n", $8 - $9, $8, $11 - $12, $11 }' "$report"
+}
+
+# Starts each FILE with the header of coverage_report's rows.
+coverage_header() {
+  for file in "$@"; do
+    printf 'format\tlines_covered\tlines\tbranches_covered\tbranches\n' >"$file"
+  done
 }

@@ -11,8 +11,9 @@
 # OUT/summary.tsv: target, format, inputs, lines covered/total, branches
 # covered/total. OUT/formats.tsv gives the same per format, for the corpora
 # of its targets together (format, lines covered/total, branches
-# covered/total), as tools/test_coverage.sh compares with the tests. Every
-# target of fuzz/targets.txt by default.
+# covered/total), and OUT/validators.tsv the same for the validators/ folder
+# alone, which tools/test_coverage.sh compares with the tests. Every target of
+# fuzz/targets.txt by default.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ $# -lt 2 ]; then
@@ -63,7 +64,7 @@ column -t -s $'\t' "$out/summary.tsv"
 
 # Each format's targets together: their profiles merged, their binaries as
 # the objects.
-printf 'format\tlines_covered\tlines\tbranches_covered\tbranches\n' >"$out/formats.tsv"
+coverage_header "$out/formats.tsv" "$out/validators.tsv"
 for format in $(for t in "${targets[@]}"; do
                   awk -v t="$t" '$1 == t {print $2}' "$src/fuzz/targets.txt"; done | sort -u); do
   binaries=() profiles=()
@@ -77,5 +78,8 @@ for format in $(for t in "${targets[@]}"; do
   totals=$(coverage_report "$work/$format.profdata" "$out/format_$format.txt" "$format" \
            "${binaries[@]}")
   printf '%s\t%s\n' "$format" "$totals" >>"$out/formats.tsv"
+  totals=$(coverage_report "$work/$format.profdata" "$out/validators_$format.txt" \
+           "validators/$format" "${binaries[@]}")
+  printf '%s\t%s\n' "$format" "$totals" >>"$out/validators.tsv"
 done
 column -t -s $'\t' "$out/formats.tsv"

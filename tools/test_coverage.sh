@@ -11,9 +11,11 @@
 # OUT/<format>.txt (llvm-cov report of its validators/ and reference_exec/
 # folders, per file with the totals),
 # OUT/html/index.html (the annotated sources), and OUT/summary.tsv: format,
-# lines covered/total, branches covered/total. With FUZZ_OUT (what
+# lines covered/total, branches covered/total, and OUT/validators.tsv the
+# same for the validators/ folder alone. With FUZZ_OUT (what
 # tools/fuzz_coverage.sh wrote), OUT/side_by_side.tsv puts each format's
-# test coverage beside its fuzz targets' together (FUZZ_OUT/formats.tsv).
+# validator coverage by the tests beside its fuzz targets' together
+# (FUZZ_OUT/validators.tsv).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -47,11 +49,14 @@ while IFS= read -r file; do
   if readelf -S "$file" 2>/dev/null | grep -q __llvm_covmap; then binaries+=("$file"); fi
 done < <(find "$build/tests" "$build/tools" -type f -perm -u+x)
 
-printf 'format\tlines_covered\tlines\tbranches_covered\tbranches\n' >"$out/summary.tsv"
+coverage_header "$out/summary.tsv" "$out/validators.tsv"
 for dir in "$src"/validators/*/; do
   format=$(basename "$dir")
   totals=$(coverage_report "$work/tests.profdata" "$out/$format.txt" "$format" "${binaries[@]}")
   printf '%s\t%s\n' "$format" "$totals" >>"$out/summary.tsv"
+  totals=$(coverage_report "$work/tests.profdata" "$out/validators_$format.txt" \
+           "validators/$format" "${binaries[@]}")
+  printf '%s\t%s\n' "$format" "$totals" >>"$out/validators.tsv"
 done
 coverage_objects "${binaries[@]}"
 "$llvm_cov" show "${objects[@]}" -instr-profile="$work/tests.profdata" -format=html \
@@ -59,13 +64,16 @@ coverage_objects "${binaries[@]}"
 column -t -s $'\t' "$out/summary.tsv"
 
 if [ -n "$fuzz_out" ]; then
-  # format, tests' lines %, fuzz corpora's lines %, the same for branches.
+  # Each format's validator: the tests' lines %, the fuzz corpora's lines %,
+  # the same for branches; both over the lines and branches the tests'
+  # binaries hold, all of the folder, where a fuzz target may not link a file.
   awk -F'\t' 'function pct(a, b) { return b ? sprintf("%.1f", 100 * a / b) : "-" }
     NR == FNR { if (FNR > 1) fuzz[$1] = $0; next }
     FNR == 1 { print "format\ttests_lines_%\tfuzz_lines_%\ttests_branches_%\tfuzz_branches_%"; next }
-    { split(fuzz[$1], z, "\t")
-      print $1 "\t" pct($2, $3) "\t" (($1 in fuzz) ? pct(z[2], z[3]) : "-") "\t" \
-            pct($4, $5) "\t" (($1 in fuzz) ? pct(z[4], z[5]) : "-") }' \
-    "$fuzz_out/formats.tsv" "$out/summary.tsv" >"$out/side_by_side.tsv"
+    { fuzzed = $1 in fuzz  # before fuzz[$1] below adds the key
+      split(fuzz[$1], z, "\t")
+      print $1 "\t" pct($2, $3) "\t" (fuzzed ? pct(z[2], $3) : "-") "\t" \
+            pct($4, $5) "\t" (fuzzed ? pct(z[4], $5) : "-") }' \
+    "$fuzz_out/validators.tsv" "$out/validators.tsv" >"$out/side_by_side.tsv"
   column -t -s $'\t' "$out/side_by_side.tsv"
 fi
