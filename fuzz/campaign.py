@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A fuzzing campaign on one machine over the targets of fuzz/targets.txt.
 
-    fuzz/campaign.py --build BUILD --out DIR [--seconds S] [--jobs N] [TARGET...]
+    fuzz/campaign.py --build BUILD --out DIR [--seconds S] [--cpu-seconds C] [--jobs N]
+                     [TARGET...]
 
 For each target (all of them by default), in turn: its seeds (fuzz/seeds.sh)
 beside the corpus DIR/corpus/<target> it keeps from earlier campaigns, S
-seconds of libFuzzer's -fork=N, then the corpus merged and minimised
+seconds of libFuzzer's -fork=N (and more, with --cpu-seconds C, until its
+workers have had C seconds of CPU time), then the corpus merged and minimised
 (-merge=1), every crash, timeout and out-of-memory input replayed and
 deduplicated by its stack, and one reproducer of each minimised
 (-minimize_crash=1). DIR/summary.json and DIR/summary.txt give per target the
@@ -247,12 +249,22 @@ def campaign(target, fmt, args, out):
     corpus_before = tree_size(corpus)
     started = time.monotonic()
     cpu_started = children_cpu_seconds()
-    _, fork_log = run([str(binary), *options, f"-dict={fuzz_dir / (target + '.dict')}",
-                       f"-fork={args.jobs}", f"-max_total_time={args.seconds}",
-                       "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1",
-                       f"-rss_limit_mb={args.rss_limit_mb}",
-                       f"-artifact_prefix={artifacts}/", str(corpus), *inputs],
-                      log=logs / "fuzz.log")
+    # One run of --seconds, then, while the workers have had less CPU time
+    # than --cpu-seconds (a busy machine), runs of what is missing.
+    executions, runs, seconds = 0, 0, args.seconds
+    while True:
+        _, fork_log = run([str(binary), *options, f"-dict={fuzz_dir / (target + '.dict')}",
+                           f"-fork={args.jobs}", f"-max_total_time={seconds}",
+                           "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1",
+                           f"-rss_limit_mb={args.rss_limit_mb}",
+                           f"-artifact_prefix={artifacts}/", str(corpus), *inputs],
+                          log=logs / f"fuzz{'' if runs == 0 else runs}.log")
+        executions += parse_fork_log(fork_log)["executions"]
+        runs += 1
+        missing = args.cpu_seconds - (children_cpu_seconds() - cpu_started)
+        if missing <= 0:
+            break
+        seconds = max(5, int(missing / args.jobs) + 1)
     wall = time.monotonic() - started
     cpu = children_cpu_seconds() - cpu_started
     grown = tree_size(corpus)
@@ -270,7 +282,6 @@ def campaign(target, fmt, args, out):
                                   logs / "corpus.log")
     rules = format_rules(args.build / "tools" / "accelcheck", fmt)
 
-    stats = parse_fork_log(fork_log)
     seeds_cov, corpus_cov = parse_inited(seeded), parse_inited(final)
     return {
         "target": target,
@@ -278,8 +289,10 @@ def campaign(target, fmt, args, out):
         "seconds": round(wall, 1),
         "cpu_seconds": round(cpu, 1),
         "jobs": args.jobs,
-        "executions": stats["executions"],
-        "exec_per_second": stats["exec_per_second"],
+        "fuzz_runs": runs,
+        "executions": executions,
+        "exec_per_second": round(executions / wall) if wall > 0 else 0,
+        "exec_per_cpu_second": round(executions / cpu) if cpu > 0 else 0,
         "corpus": {"before": corpus_before, "grown": grown, "merged": tree_size(corpus),
                    "seeds": tree_size(seeds),
                    "regressions": tree_size(regressions) if regressions.is_dir() else
@@ -313,7 +326,8 @@ def text_summary(results):
         cov = r["coverage"]
         lines.append(
             f"{r['target']}: {r['executions']} executions in {r['seconds']} s on {r['jobs']} "
-            f"jobs, {r['cpu_seconds']} CPU seconds ({r['exec_per_second']}/s); corpus {r['corpus']['merged']['files']} inputs, "
+            f"jobs, {r['cpu_seconds']} CPU seconds ({r['exec_per_second']}/s, "
+            f"{r['exec_per_cpu_second']} a CPU second); corpus {r['corpus']['merged']['files']} inputs, "
             f"{r['corpus']['merged']['bytes']} bytes after the merge "
             f"({r['corpus']['grown']['files']} before); cov {cov['corpus']['cov'] if cov['corpus'] else '?'}"
             f" (+{cov['new_cov']} over the seeds), ft {cov['corpus']['ft'] if cov['corpus'] else '?'}"
@@ -339,6 +353,8 @@ def main():
     parser.add_argument("--out", type=Path, required=True,
                         help="the campaign's directory: corpora, findings, logs, summary")
     parser.add_argument("--seconds", type=int, default=3600, help="per target (default 3600)")
+    parser.add_argument("--cpu-seconds", type=int, default=0,
+                        help="per target: fuzz on until the workers had this much CPU time")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="libFuzzer -fork processes (default: the cores)")
     parser.add_argument("--rss-limit-mb", type=int, default=2048)
@@ -347,8 +363,9 @@ def main():
     known = dict(targets)
     chosen = args.targets or [name for name, _ in targets]
     unknown = [t for t in chosen if t not in known]
-    if unknown or args.seconds < 1 or args.jobs < 1:
-        parser.error(f"unknown targets {unknown}" if unknown else "--seconds and --jobs are >= 1")
+    if unknown or args.seconds < 1 or args.jobs < 1 or args.cpu_seconds < 0:
+        parser.error(f"unknown targets {unknown}" if unknown else
+                     "--seconds and --jobs are >= 1, --cpu-seconds >= 0")
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
     for target in chosen:
