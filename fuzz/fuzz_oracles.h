@@ -51,10 +51,10 @@ class RuleLog {
   std::set<std::string_view> ids_;  // of the static rule tables
 };
 
-// Whether a diagnostic in `sink` names the rule `rule_id`.
-inline bool Reports(const DiagnosticSink& sink, std::string_view rule_id) {
+// Whether a diagnostic in `sink` is of `rule` (a rule of the static tables).
+inline bool Reports(const DiagnosticSink& sink, const Rule& rule) {
   return std::any_of(sink.diagnostics().begin(), sink.diagnostics().end(),
-                     [&](const Diagnostic& d) { return d.rule->id == rule_id; });
+                     [&](const Diagnostic& d) { return d.rule == &rule; });
 }
 
 inline void CheckDiagnostics(const Format& format, const DiagnosticSink& sink) {

@@ -21,6 +21,7 @@
 #include "validators/core/file_source.h"
 #include "validators/core/format.h"
 #include "validators/pte/pte_format.h"
+#include "validators/pte/rules.h"
 
 namespace {
 
@@ -73,7 +74,7 @@ void CheckRoundTrip(ByteView bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ByteView bytes(data, size);
   const DiagnosticSink sink = Validate(bytes);
-  if (fuzz::Reports(sink, "pte.external.unchecked")) (void)ValidateWithNamedData(bytes);
+  if (fuzz::Reports(sink, pte::rules::kExternalUnchecked)) (void)ValidateWithNamedData(bytes);
   fuzz::CheckInspect(Pte(), bytes);
   if (sink.error_count() == 0 && !sink.failed()) CheckRoundTrip(bytes);
   return 0;
