@@ -43,8 +43,9 @@ inline void CheckRoundTrip(ByteView bytes) {
   if (Validate(NeffFormat(), neff::conformance::Write(*neff)).error_count() != 0) __builtin_trap();
 }
 
-// The executor on zero inputs, its variables bounded to keep runs fast: it
-// may refuse what it does not model, never an access outside a variable.
+// The executor on zero inputs, its variables and sides bounded and its time
+// budget short to keep runs fast: it may refuse what it does not model or a
+// limit, never an access outside a variable.
 inline void CheckDmaRun(ByteView bytes) {
   ValidateContext context;
   context.limits.max_tensor_bytes = uint64_t{16} << 20;
@@ -58,7 +59,7 @@ inline void CheckDmaRun(ByteView bytes) {
   for (const neff::exec::Buffer* b : loaded->OfType(neff::VarType::kInput)) {
     inputs[b->name].assign(b->size, 0);
   }
-  if (!neff::exec::Run(*loaded, inputs, &error, {}, &refusal) &&
+  if (!neff::exec::Run(*loaded, inputs, &error, {.deadline = Deadline(2000)}, &refusal) &&
       refusal == neff::exec::Refusal::kOutside) {
     __builtin_trap();
   }

@@ -11,6 +11,7 @@
 
 #include <sys/mman.h>
 
+#include "validators/core/checked.h"
 #include "validators/core/npy.h"
 #include "validators/core/text.h"
 #include "validators/neff/container.h"
@@ -286,6 +287,19 @@ class Machine {
   // The refusal of the last access, when it was refused.
   std::optional<Refusal> access_refused() const { return access_refused_; }
 
+  // A side visits the product of its sizes in bytes (§7.3).
+  bool WithinSideLimit(const Dims& sizes, std::string* error) {
+    std::optional<uint64_t> visited = 1;
+    for (size_t k = 0; k < sizes.size() && visited; ++k) {
+      visited = CheckedMul(*visited, static_cast<uint64_t>(sizes[k]));
+    }
+    if (visited && *visited <= loaded_.max_side_bytes) return true;
+    *error = Str("a side visits ", visited ? Str(*visited) : std::string("more than 2^64"),
+                 " bytes, more than --max-tensor-bytes ", loaded_.max_side_bytes);
+    access_refused_ = Refusal::kLimit;
+    return false;
+  }
+
   // Visits each run of `side` in walking order (§2.13, §7.3): a row of
   // sizes[0] consecutive bytes when steps[0] is 1, else single bytes.
   template <typename F>
@@ -321,6 +335,7 @@ class Machine {
         return false;
       }
     }
+    if (!WithinSideLimit(sizes, error)) return false;
     const bool rows = steps[0] == 1;
     std::array<int64_t, 4> index{};
     while (true) {
@@ -701,6 +716,7 @@ std::optional<Loaded> Load(const InputBuffer& input, const ValidateContext& cont
     l.subgraph = sg.name;
     l.state_buffer = neff.state_buffer;
     l.reservations = sg.def->reservations;
+    l.max_side_bytes = context.limits.max_tensor_bytes;
     if (!LoadEngines(*c, sg, context.limits, &l, error)) return std::nullopt;
     if (chosen && HasBlocks(l)) {
       // NEFF-56: how two subgraphs' variables relate is not in the sources.
@@ -770,6 +786,11 @@ std::optional<Result> Run(const Loaded& loaded,
         return std::nullopt;
       }
       for (size_t j = 0; j < block->second.desc.size(); ++j) {
+        if (options.deadline.expired()) {
+          if (refusal != nullptr) *refusal = Refusal::kLimit;
+          *error = Str("the time budget ran out after ", result.descriptors, " descriptors");
+          return std::nullopt;
+        }
         std::string why;
         if (!RunDescriptor(m, block->second.desc[j], static_cast<uint8_t>(e + 1), &why)) {
           if (refusal != nullptr && m.access_refused()) *refusal = *m.access_refused();

@@ -15,6 +15,7 @@
 
 #include "validators/core/bytes.h"
 #include "validators/core/format.h"
+#include "validators/core/limits.h"
 #include "validators/neff/documents.h"
 #include "validators/neff/validate.h"
 
@@ -46,13 +47,17 @@ struct Loaded {
   std::vector<Reservation> reservations;
   StateBuffer state_buffer;
   std::vector<EngineWork> engines;  // in the run's order: pe, act, pool, dve, sp (§7.2)
+  // Most bytes one side of a descriptor visits: --max-tensor-bytes. A side
+  // may visit the same bytes again (a step of 0), so its variable does not
+  // bound what the run holds of a source side.
+  uint64_t max_side_bytes = 0;
 
   const Buffer* Find(std::string_view name) const;
   std::vector<const Buffer*> OfType(VarType type) const;
 };
 
-// Why the executor refused a file: what it does not model, a limit of
-// --max-tensor-bytes, an access outside a variable, which a file that
+// Why the executor refused a file: what it does not model, a limit
+// (--max-tensor-bytes, or the run's deadline), an access outside a variable, which a file that
 // validates never makes (NEFF-39), or an access into a reservation, which
 // such a file makes only with NEFF-31's warning.
 enum class Refusal { kUnsupported, kLimit, kOutside, kReservation };
@@ -79,11 +84,13 @@ struct Result {
 
 struct RunOptions {
   bool keep_state_buffer = false;
+  Deadline deadline{0};  // checked between descriptors; no limit by default
 };
 
 // Runs the loaded NEFF on `inputs` (each input variable's bytes, exactly
 // its size); nothing, with `error` naming the engine, block and descriptor,
-// when an access leaves its variable or touches a reservation, or the run
+// when an access leaves its variable or touches a reservation, a side
+// visits more than Loaded::max_side_bytes, the deadline passes, or the run
 // needs what the executor does not model (§7.4).
 std::optional<Result> Run(const Loaded& loaded,
                           const std::map<std::string, std::vector<uint8_t>>& inputs,

@@ -153,10 +153,11 @@ ExitCode RunNeff(const Args& args) {
   }
   const auto inputs = ReadInputs(*parsed, *loaded, context.limits, &error);
   if (!inputs) return UsageError(spec, error);
-  const std::optional<exec::Result> result = exec::Run(*loaded, *inputs, &error);
+  const std::optional<exec::Result> result =
+      exec::Run(*loaded, *inputs, &error, {.deadline = context.deadline}, &refusal);
   if (!result) {
     std::cerr << "accelcheck run: " << error << "\n";
-    return ExitCode::kErrors;
+    return refusal == exec::Refusal::kLimit ? ExitCode::kFailure : ExitCode::kErrors;
   }
   Json outputs = Json::array();
   for (const auto& [name, bytes] : result->outputs) {

@@ -1,12 +1,15 @@
 // The DMA executor: every real file runs to completion within bounds, with
 // order-dependent bytes exactly where docs/formats/neff.md §7.2 finds them;
-// accesses outside a variable or into a reservation, and arithmetic whose
-// result no source defines, are refused naming the block and descriptor;
+// accesses outside a variable or into a reservation, a side past
+// --max-tensor-bytes, a run past its deadline, and arithmetic whose result
+// no source defines, are refused naming the block and descriptor;
 // integer arithmetic is exact; a random copy through the state buffer
 // equals the copy done directly.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <numeric>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -138,6 +141,61 @@ TEST(NeffDma, LoadKeepsToMaxTensorBytes) {
   EXPECT_FALSE(Load(InputBuffer::Copy(file), context, &error, &refusal));
   EXPECT_EQ(refusal, Refusal::kLimit);
   EXPECT_NE(error.find("would hold 128 bytes"), std::string::npos) << error;
+}
+
+// A side visits the product of its sizes, which its variable does not bound:
+// with a step of 0 the 16 bytes of x are read four times, 64 bytes in all,
+// and a source side is held before it is written (docs/formats/neff.md §7.1).
+TEST(NeffDma, ASideKeepsToMaxTensorBytesBeforeItIsWalked) {
+  Loaded loaded = LoadBytes(nc::Write(nc::Build(CopySpec(
+      64,
+      {{"qSPIO0", {Copy({"x", 0, {16, 4}, {1, 0}, "uint8"}, {"y", 0, {64}, {1}, "uint8"})}}}))));
+  EXPECT_EQ(loaded.max_side_bytes, ValidateContext{}.limits.max_tensor_bytes);
+  std::string error;
+  loaded.max_side_bytes = 64;
+  const std::optional<Result> result = exec::Run(loaded, PatternInputs(loaded), &error);
+  ASSERT_TRUE(result) << error;
+  EXPECT_EQ(result->outputs.at("y")[16], 0);  // x[0] again
+  EXPECT_EQ(result->outputs.at("y")[63], 15);
+  loaded.max_side_bytes = 63;
+  Refusal refusal = Refusal::kOutside;
+  EXPECT_FALSE(exec::Run(loaded, PatternInputs(loaded), &error, {}, &refusal));
+  EXPECT_EQ(refusal, Refusal::kLimit);
+  EXPECT_NE(error.find("descriptor 0: a side visits 64 bytes, more than --max-tensor-bytes 63"),
+            std::string::npos)
+      << error;
+}
+
+// 2^40 visits of 16 bytes, and a product past 2^64, are refused at once.
+TEST(NeffDma, ASideOfTrillionsOfBytesIsRefusedAsALimit) {
+  const std::string huge =
+      RunError(CopySpec(16, {{"qSPIO0",
+                              {Copy({"x", 0, {16, uint64_t{1} << 40}, {1, 0}, "uint8"},
+                                    {"y", 0, {16}, {1}, "uint8"})}}}),
+               Refusal::kLimit);
+  EXPECT_NE(huge.find("a side visits 17592186044416 bytes"), std::string::npos) << huge;
+  const std::string past = RunError(
+      CopySpec(16, {{"qSPIO0",
+                     {Copy({"x", 0, {16, uint64_t{1} << 62, uint64_t{1} << 62}, {1, 0, 0}, "uint8"},
+                           {"y", 0, {16}, {1}, "uint8"})}}}),
+      Refusal::kLimit);
+  EXPECT_NE(past.find("a side visits more than 2^64 bytes"), std::string::npos) << past;
+}
+
+// The deadline is checked before each descriptor: one already past runs
+// none of them.
+TEST(NeffDma, ARunPastItsDeadlineIsRefusedAsALimit) {
+  const Loaded loaded = LoadBytes(nc::Write(nc::Build(CopySpec(
+      16, {{"qSPIO0", {Copy({"x", 0, {16}, {1}, "uint8"}, {"y", 0, {16}, {1}, "uint8"})}}}))));
+  std::string error;
+  ASSERT_TRUE(exec::Run(loaded, PatternInputs(loaded), &error, {.deadline = Deadline(60000)}))
+      << error;
+  const Deadline past(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  Refusal refusal = Refusal::kOutside;
+  EXPECT_FALSE(exec::Run(loaded, PatternInputs(loaded), &error, {.deadline = past}, &refusal));
+  EXPECT_EQ(refusal, Refusal::kLimit);
+  EXPECT_NE(error.find("the time budget ran out after 0 descriptors"), std::string::npos) << error;
 }
 
 nc::Descriptor Arithmetic(std::string op, std::vector<nc::Side> sources, nc::Side to) {
