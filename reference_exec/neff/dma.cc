@@ -11,9 +11,9 @@
 
 #include <sys/mman.h>
 
-#include "validators/core/checked.h"
 #include "validators/core/npy.h"
 #include "validators/core/text.h"
+#include "validators/neff/access.h"
 #include "validators/neff/container.h"
 #include "validators/neff/program.h"
 
@@ -289,10 +289,7 @@ class Machine {
 
   // A side visits the product of its sizes in bytes (§7.3).
   bool WithinSideLimit(const Dims& sizes, std::string* error) {
-    std::optional<uint64_t> visited = 1;
-    for (size_t k = 0; k < sizes.size() && visited; ++k) {
-      visited = CheckedMul(*visited, static_cast<uint64_t>(sizes[k]));
-    }
+    const std::optional<uint64_t> visited = ElementCount(sizes.kept(), 1);
     if (visited && *visited <= loaded_.max_side_bytes) return true;
     *error = Str("a side visits ", visited ? Str(*visited) : std::string("more than 2^64"),
                  " bytes, more than --max-tensor-bytes ", loaded_.max_side_bytes);

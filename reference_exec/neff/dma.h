@@ -57,9 +57,9 @@ struct Loaded {
 };
 
 // Why the executor refused a file: what it does not model, a limit
-// (--max-tensor-bytes, or the run's deadline), an access outside a variable, which a file that
-// validates never makes (NEFF-39), or an access into a reservation, which
-// such a file makes only with NEFF-31's warning.
+// (--max-tensor-bytes, or the run's deadline), an access outside a
+// variable, which a file that validates never makes (NEFF-39), or an access
+// into a reservation, which such a file makes only with NEFF-31's warning.
 enum class Refusal { kUnsupported, kLimit, kOutside, kReservation };
 
 // Loads the run of `input`, which validates; nothing, with `error` (and
