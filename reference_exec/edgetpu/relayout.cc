@@ -180,4 +180,12 @@ npy::Array LayerGeometry::UserArray(ByteView device, RelayoutMethod method) cons
 
 npy::Array LayerGeometry::DeviceArray(ByteView user) const { return ByteArray(ToDevice(user)); }
 
+std::optional<std::string> ConversionOverLimit(const LayerGeometry& geometry, bool inverse,
+                                               uint64_t max_bytes) {
+  const uint64_t bytes = inverse ? geometry.device_bytes() : geometry.user_bytes();
+  if (bytes <= max_bytes) return std::nullopt;
+  return Str("the ", inverse ? "device buffer" : "tensor", " would hold ", bytes,
+             " bytes, more than --max-tensor-bytes ", max_bytes);
+}
+
 }  // namespace accelcheck::edgetpu

@@ -61,6 +61,14 @@ class LayerGeometry {
   std::optional<LayoutMaps> maps_;  // outputs over more than one position
 };
 
+// Why a conversion with `geometry` (ToDevice when `inverse`, else ToUser)
+// would make more than `max_bytes` (--max-tensor-bytes); nothing when it
+// would not. The device buffer is execution_count_per_inference times
+// size_bytes, two int32 fields of the file, so the inverse of a one-byte
+// tensor may ask for 2^62 bytes (docs/formats/edgetpu.md §6.3).
+std::optional<std::string> ConversionOverLimit(const LayerGeometry& geometry, bool inverse,
+                                               uint64_t max_bytes);
+
 // The NumPy dtype of a layer's tensor elements (§1.5): unsigned and signed
 // fixed point as integers, BFLOAT, HALF and SINGLE as floats.
 npy::DType TensorDType(dwn::DataType type);

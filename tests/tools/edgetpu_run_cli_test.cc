@@ -2,6 +2,8 @@
 // default and given addresses, the DMA-hint replay, re-layout and its
 // inverse written as .npy, the refusals; the target runtime and the note on
 // cache tokens shared by files validated together.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -123,6 +125,40 @@ TEST(EdgetpuRunCli, RelayoutAndInverse) {
   EXPECT_NE(wrong_size.err.find("holds 1280 bytes"), std::string::npos) << wrong_size.err;
   const auto no_dir = RunTool({"run", model, "--mode", "inverse", "-q"});
   EXPECT_EQ(no_dir.exit_code, 2);
+}
+
+// The tensor and the device buffer of tiled_layout's output are both 1280
+// bytes: each conversion runs at --max-tensor-bytes 1280 and is refused as
+// a limit (exit 3) one byte below, before anything is written.
+TEST(EdgetpuRunCli, ConversionsKeepToMaxTensorBytes) {
+  const TempDir dir("edgetpu_run_limit");
+  const std::string model = dir.Write("m_edgetpu.tflite", Base("tiled_layout"));
+  const std::string device = dir.Write("device.bin", std::vector<uint8_t>(1280, 7));
+  const std::string out = (dir.path() / "out").string();
+  const auto relayout = [&](const std::string& limit) {
+    return RunTool({"run", model, "--mode", "relayout", "--input", "features=" + device,
+                    "--output-dir", out, "--max-tensor-bytes", limit, "-q"});
+  };
+  ASSERT_EQ(relayout("1280").exit_code, 0);
+  const std::string tensor = out + "/features.npy";
+  const auto inverse = [&](const std::string& limit) {
+    return RunTool({"run", model, "--mode", "inverse", "--input", "features=" + tensor,
+                    "--output-dir", out + "/back", "--max-tensor-bytes", limit, "-q"});
+  };
+  EXPECT_EQ(inverse("1280").exit_code, 0);
+
+  std::filesystem::remove_all(out + "/back");
+  const auto refused_inverse = inverse("1279");
+  EXPECT_EQ(refused_inverse.exit_code, 3);
+  EXPECT_NE(refused_inverse.err.find("layer \"features\": the device buffer would hold 1280 "
+                                     "bytes, more than --max-tensor-bytes 1279"),
+            std::string::npos)
+      << refused_inverse.err;
+  EXPECT_FALSE(std::filesystem::exists(out + "/back/features.npy"));
+  const auto refused_relayout = relayout("1279");
+  EXPECT_EQ(refused_relayout.exit_code, 3);
+  EXPECT_NE(refused_relayout.err.find("the tensor would hold 1280 bytes"), std::string::npos)
+      << refused_relayout.err;
 }
 
 TEST(EdgetpuRunCli, RefusesAnInvalidModel) {

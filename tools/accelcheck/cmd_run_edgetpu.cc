@@ -44,6 +44,7 @@ const CommandSpec& RunEdgetpuSpec() {
         "            bytes) into the user's y, x, z tensor, D/NAME.npy\n"
         "  inverse   turns a user tensor (--input NAME=FILE.npy) into the device buffer of\n"
         "            its layer, D/NAME.npy of bytes\n"
+        "A re-layout or inverse whose result is larger than --max-tensor-bytes is refused.\n"
         "Exit 1 when the model does not validate (or a link is refused), 2 on a usage error,\n"
         "3 on a limit or an I/O error.\n",
         {
@@ -145,6 +146,8 @@ bool ConvertLayer(RunState& s, const dwn::Layer& layer, bool output, const std::
   std::string error;
   const auto geometry = LayerGeometry::Of(layer, output, &error);
   if (!geometry) return Fail(s, ExitCode::kErrors, Str("layer ", Quoted(name), ": ", error));
+  if (const auto over = ConversionOverLimit(*geometry, inverse, s.limits.max_tensor_bytes))
+    return Fail(s, ExitCode::kFailure, Str("layer ", Quoted(name), ": ", *over));
   DiagnosticSink read(Profile{}, file);
   const auto bytes = ReadInput(file, s.limits, read);
   if (!bytes) {

@@ -190,6 +190,10 @@ std::optional<Arrays> ConvertAll(const std::string& mode, const PackageView& vie
     const auto geometry = LayerGeometry::Of(*layer, output, error);
     if (!geometry) return std::nullopt;
     const bool inverse = mode == "inverse";
+    if (const auto over = ConversionOverLimit(*geometry, inverse, Limits{}.max_tensor_bytes)) {
+      *error = Str("layer ", Quoted(name), ": ", *over);
+      return std::nullopt;
+    }
     const uint64_t want = inverse ? geometry->user_bytes() : geometry->device_bytes();
     if (array.data.size() != want) {
       *error = Str("input ", Quoted(name), " holds ", array.data.size(), " bytes, not ", want);

@@ -2,6 +2,7 @@
 // bases, single-rule mutations and the real files: the linker (§6.1), the
 // DMA-hint replay (§6.2) and the output re-layout with its inverse (§6.3,
 // §6.4) of docs/formats/edgetpu.md.
+#include <cstdint>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -15,6 +16,8 @@
 #include "reference_exec/edgetpu/load.h"
 #include "reference_exec/edgetpu/relayout.h"
 #include "tests/conformance/edgetpu/package_facts.h"
+#include "validators/core/limits.h"
+#include "validators/core/text.h"
 #include "validators/edgetpu/edgetpu_format.h"
 #include "validators/edgetpu/rules.h"
 
@@ -257,6 +260,38 @@ TEST(EdgetpuRelayout, RefusesANonInjectiveMap) {
     }
   });
   EXPECT_TRUE(refused);
+}
+
+// A one-byte input whose device buffer is INT32_MAX executions of INT32_MAX
+// bytes (§6.3): the inverse would allocate about 2^62 bytes, so it is
+// refused against the limit before anything is allocated; the tensor is
+// converted at a limit of its size and refused one byte below it.
+TEST(EdgetpuRelayout, ConversionsKeepToMaxTensorBytes) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto name = fbb.CreateString("tiny");
+  dwn::LayerBuilder layer(fbb);
+  layer.add_name(name);
+  layer.add_size_bytes(INT32_MAX);
+  layer.add_y_dim(1);
+  layer.add_x_dim(1);
+  layer.add_z_dim(1);
+  layer.add_data_type(dwn::DataType::FIXED_POINT8);
+  layer.add_execution_count_per_inference(INT32_MAX);
+  fbb.Finish(layer.Finish());
+  std::string error;
+  const auto geometry =
+      LayerGeometry::Of(*flatbuffers::GetRoot<dwn::Layer>(fbb.GetBufferPointer()), false, &error);
+  ASSERT_TRUE(geometry) << error;
+  const uint64_t device = uint64_t{INT32_MAX} * INT32_MAX;
+  const auto refused = ConversionOverLimit(*geometry, true, Limits{}.max_tensor_bytes);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(*refused, Str("the device buffer would hold ", device,
+                          " bytes, more than --max-tensor-bytes 268435456"));
+  EXPECT_FALSE(ConversionOverLimit(*geometry, true, device));
+  EXPECT_FALSE(ConversionOverLimit(*geometry, false, INT32_MAX));
+  EXPECT_EQ(ConversionOverLimit(*geometry, false, INT32_MAX - 1),
+            Str("the tensor would hold ", INT32_MAX, " bytes, more than --max-tensor-bytes ",
+                INT32_MAX - 1));
 }
 
 // Random tensors of random layers: the inverse is exact.
