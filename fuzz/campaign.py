@@ -45,9 +45,11 @@ INITED = re.compile(r"INITED cov: (\d+) ft: (\d+) corp: (\d+)/")
 # or, unsymbolised, "... in fuzzer::PrintStackTrace() (/b/x_fuzzer+0x5b5e8) (BuildId: 0aea...)"
 FRAME = re.compile(r"^\s*#(\d+) 0x[0-9a-f]+ in (.+?) (\S+?)(?::\d+)*(?: \(BuildId: \w+\))?$")
 # "==123==ERROR: AddressSanitizer: heap-buffer-overflow on ..." or a UBSan
-# "file:line:col: runtime error: load of misaligned address ...".
+# "file:line:col: runtime error: load of misaligned address 0x...", or
+# "... runtime error: signed integer overflow: -9223372036854775808 - 1 ..."
+# (its kind ends at a colon or a number, which may be negative).
 # "==6662== ERROR: libFuzzer: deadly signal" (kind "deadly-signal").
-SANITIZER = re.compile(r"ERROR: (\w+Sanitizer): ([\w-]+)|runtime error: ([^0-9]+?)(?: \d|$)|"
+SANITIZER = re.compile(r"ERROR: (\w+Sanitizer): ([\w-]+)|runtime error: ([^0-9:]+?)(?::| -?\d|$)|"
                        r"ERROR: libFuzzer: ([\w -]+?)(?: \(|$)")
 # Frames of the fuzzing machinery, not of the code under test.
 MACHINERY = re.compile(r"fuzzer::|__sanitizer|__asan|__ubsan|__interceptor|libc_start|"
@@ -149,10 +151,16 @@ def stack_signature(text, depth=3):
     return kind, frames
 
 
-def run(command, log=None, env=None, timeout=None):
-    """Runs `command`; its combined output (also written to `log`)."""
+def run(command, log=None, env=None, timeout=None, cwd=None):
+    """Runs `command` in `cwd`, by default the directory of `log`; its
+    combined output (also written to `log`). libFuzzer writes the input of a
+    crash it meets outside -fork's own artifacts (a crashing seed or
+    regression, a merge) into its working directory, which must not be the
+    caller's."""
+    if cwd is None and log is not None:
+        cwd = log.parent
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env=env, timeout=timeout, check=False)
+                            env=env, timeout=timeout, cwd=cwd, check=False)
     output = result.stdout.decode("utf-8", "replace")
     if log is not None:
         log.write_text(output)
@@ -187,7 +195,7 @@ def triage(binary, options, artifacts, logs):
         if not artifact.is_file() or artifact.name.startswith("minimized-"):
             continue
         _, output = run([str(binary), *options, "-runs=1", str(artifact)], env=replay_env(),
-                        timeout=120)
+                        timeout=120, cwd=logs)
         kind, frames = stack_signature(output)
         if kind == "unknown" and artifact.name.startswith(("timeout-", "oom-", "slow-unit-")):
             kind = artifact.name.split("-", 1)[0]
@@ -366,6 +374,8 @@ def main():
     if unknown or args.seconds < 1 or args.jobs < 1 or args.cpu_seconds < 0:
         parser.error(f"unknown targets {unknown}" if unknown else
                      "--seconds and --jobs are >= 1, --cpu-seconds >= 0")
+    # Absolute, for the fuzzers run in their logs' directories.
+    args.build, args.out = args.build.resolve(), args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
     for target in chosen:

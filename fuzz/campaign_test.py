@@ -4,6 +4,7 @@ reports as they print them, then a short campaign over a fuzz build:
 campaign_test.py BUILD."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,14 @@ UBSAN = """\
     #3 0x55f471edc6f1 in accelcheck::edgetpu::(anonymous namespace)::ReadTensor(accelcheck::tflite::Tensor const*) /work/main/conformance/edgetpu/read.cc:282:31
     #11 0x55f471def88a in LLVMFuzzerTestOneInput /work/main/fuzz/edgetpu/edgetpu_fuzzer.cc:84:5
     #12 0x55f471d158c3 in fuzzer::Fuzzer::ExecuteCallback(unsigned char const*, unsigned long) (/b/fuzz/edgetpu_fuzzer+0x25e8c3) (BuildId: 33d6)
+"""
+
+UBSAN_OVERFLOW = """\
+/work/main/validators/gemini/validate_tiles.cc:416:58: runtime error: signed integer overflow: -9223372036854775808 - 1 cannot be represented in type 'long'
+    #0 0x56177851d3bc in accelcheck::gemini::TileInputWindow(accelcheck::gemini::FrontendLayer const&, accelcheck::gemini::Range const&) /work/main/validators/gemini/validate_tiles.cc:416:58
+    #1 0x5617784d5ecb in accelcheck::gemini::set::(anonymous namespace)::CheckReceptiveField(accelcheck::gemini::set::Workload const&) /work/main/validators/gemini/validate_set.cc:557:45
+
+SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior /work/main/validators/gemini/validate_tiles.cc:416:58 in
 """
 
 ASAN = """\
@@ -75,6 +84,12 @@ class Parsing(unittest.TestCase):
         self.assertEqual(kind, "load of misaligned address")
         self.assertEqual(frames, ["Read", "operator*", "accelcheck::conformance::ReadScalars<long, long>"])
 
+    def test_ubsan_kind_before_a_colon_or_a_negative_number(self):
+        kind, frames = campaign.stack_signature(UBSAN_OVERFLOW)
+        self.assertEqual(kind, "signed integer overflow")
+        self.assertEqual(frames, ["accelcheck::gemini::TileInputWindow",
+                                  "accelcheck::gemini::set::(anonymous namespace)::CheckReceptiveField"])
+
     def test_asan_signature_skips_machinery_and_later_stacks(self):
         kind, frames = campaign.stack_signature(ASAN)
         self.assertEqual(kind, "heap-buffer-overflow")
@@ -84,6 +99,26 @@ class Parsing(unittest.TestCase):
         moved = UBSAN.replace("0x616000000da4", "0x6160000011a4").replace(":282:31", ":283:9")
         self.assertEqual(campaign.stack_signature(moved), campaign.stack_signature(UBSAN))
         self.assertNotEqual(campaign.stack_signature(ASAN), campaign.stack_signature(UBSAN))
+
+
+class WorkingDirectory(unittest.TestCase):
+    """What a fuzzer writes into its working directory lands beside its log,
+    never in the campaign's caller's directory."""
+
+    def test_a_run_works_in_the_directory_of_its_log(self):
+        with tempfile.TemporaryDirectory() as work:
+            work = Path(work)
+            caller, logs = work / "caller", work / "logs"
+            caller.mkdir()
+            logs.mkdir()
+            previous = os.getcwd()
+            os.chdir(caller)
+            try:
+                campaign.run(["sh", "-c", "echo x > crash-stray"], log=logs / "fuzz.log")
+            finally:
+                os.chdir(previous)
+            self.assertEqual(list(caller.iterdir()), [])
+            self.assertTrue((logs / "crash-stray").is_file())
 
 
 # Two bugs behind two first bytes, for the triage of real reports.
