@@ -39,7 +39,9 @@ void CheckRoundTrip(ByteView bytes) {
   if (Validate(edgetpu::Serialize(*file)).error_count() != 0) __builtin_trap();
 }
 
-// The layers' tensors are kept small: a valid file may declare 2 GB ones.
+// The layers' tensors are kept small: a valid file may declare 2 GB ones,
+// and the inverse's device buffer is the larger side (docs/formats/
+// edgetpu.md §6.3).
 constexpr uint64_t kMaxTensorBytes = 1 << 20;
 
 void CheckLayers(const edgetpu::dwn::Executable& exe) {
@@ -48,7 +50,8 @@ void CheckLayers(const edgetpu::dwn::Executable& exe) {
     for (uint32_t i = 0; layers != nullptr && i < layers->size(); ++i) {
       std::string error;
       const auto geometry = edgetpu::LayerGeometry::Of(*layers->Get(i), output, &error);
-      if (!geometry || geometry->device_bytes() > kMaxTensorBytes) continue;
+      if (!geometry || edgetpu::ConversionOverLimit(*geometry, /*inverse=*/true, kMaxTensorBytes))
+        continue;
       std::vector<uint8_t> user(geometry->user_bytes());
       for (size_t k = 0; k < user.size(); ++k) user[k] = static_cast<uint8_t>(k * 31 + 7);
       const auto device = geometry->ToDevice(user);
