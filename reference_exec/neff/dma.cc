@@ -11,6 +11,7 @@
 
 #include <sys/mman.h>
 
+#include "validators/core/checked.h"
 #include "validators/core/npy.h"
 #include "validators/core/text.h"
 #include "validators/neff/access.h"
@@ -112,6 +113,16 @@ bool HasBlocks(const Loaded& l) {
 bool HoldsOwnBytes(VarType type) {
   return type == VarType::kInput || type == VarType::kOutput || type == VarType::kFile ||
          type == VarType::kTmpBuf;
+}
+
+// The names of the queue sets whose transfers the descriptor generation
+// engine makes during the run, joined; empty when there is none.
+std::string DynamicQueueSets(const Definition& def) {
+  std::string names;
+  for (const QueueSet& q : def.queues) {
+    if (q.type && q.type->value == "dynamic") names += Str(names.empty() ? "" : ", ", q.name);
+  }
+  return names;
 }
 
 // The bytes a run of `sg` holds beside the state buffer: each variable of
@@ -325,10 +336,9 @@ class Machine {
       if (sizes[k] == 0) return true;
     }
     for (size_t k = 0; k < sizes.size(); ++k) {
-      if (steps[k] < 0 || (sizes[k] > 1 && steps[k] >= (int64_t{1} << 24))) {
+      if (steps[k] < 0) {
         *error = Str("step ", steps[k], " of dimension ", k,
-                     " is negative or addresses the transpose engine, which the executor does "
-                     "not model");
+                     " is negative, which the executor does not model");
         return false;
       }
     }
@@ -503,8 +513,9 @@ bool Cast(const Descriptor& d, const std::vector<uint8_t>& in, std::vector<uint8
   return true;
 }
 
-// §7.4: the source stream is a row-major [W, Z, Y, X] array of
-// transpose_element_size elements; WZXY swaps the two inner axes.
+// §7.4: the source stream is a run of tiles, each a row-major [W, Z, Y, X]
+// array of transpose_element_size elements; WZXY swaps each tile's two inner
+// axes.
 bool Transpose(const Descriptor& d, const std::vector<uint8_t>& in, std::vector<uint8_t>* out,
                std::string* error) {
   if (d.transpose_op.value_or("") != "WZXY" || !d.transpose_shape ||
@@ -518,26 +529,30 @@ bool Transpose(const Descriptor& d, const std::vector<uint8_t>& in, std::vector<
   }
   const std::vector<int64_t>& s = *d.transpose_shape;
   const auto element = static_cast<uint64_t>(*d.transpose_element_size);
-  uint64_t count = 1;
-  for (int64_t dim : s) count *= dim < 0 ? 0 : static_cast<uint64_t>(dim);
-  if (count * element != in.size()) {
-    *error = Str("transpose_shape holds ", count, " elements of ", element,
-                 " bytes; the source "
-                 "gives ",
-                 in.size(), " bytes");
+  std::optional<uint64_t> tile = element;
+  for (int64_t dim : s) {
+    if (tile) tile = CheckedMul(*tile, dim < 0 ? 0 : static_cast<uint64_t>(dim));
+  }
+  if (!tile || *tile == 0 || in.size() % *tile != 0) {
+    *error = Str("a tile of transpose_shape [", s[0], ", ", s[1], ", ", s[2], ", ", s[3], "] of ",
+                 element, "-byte elements does not divide the source's ", in.size(), " bytes");
     return false;
   }
   const auto W = static_cast<uint64_t>(s[0]), Z = static_cast<uint64_t>(s[1]),
              Y = static_cast<uint64_t>(s[2]), X = static_cast<uint64_t>(s[3]);
   out->resize(in.size());
-  for (uint64_t w = 0; w < W; ++w)
-    for (uint64_t z = 0; z < Z; ++z)
-      for (uint64_t y = 0; y < Y; ++y)
-        for (uint64_t x = 0; x < X; ++x) {
-          const uint64_t src = ((w * Z + z) * Y + y) * X + x;
-          const uint64_t dst = ((w * Z + z) * X + x) * Y + y;
-          std::memcpy(out->data() + dst * element, in.data() + src * element, element);
-        }
+  for (uint64_t base = 0; base < in.size(); base += *tile) {
+    const uint8_t* from = in.data() + base;
+    uint8_t* to = out->data() + base;
+    for (uint64_t w = 0; w < W; ++w)
+      for (uint64_t z = 0; z < Z; ++z)
+        for (uint64_t y = 0; y < Y; ++y)
+          for (uint64_t x = 0; x < X; ++x) {
+            const uint64_t src = ((w * Z + z) * Y + y) * X + x;
+            const uint64_t dst = ((w * Z + z) * X + x) * Y + y;
+            std::memcpy(to + dst * element, from + src * element, element);
+          }
+  }
   return true;
 }
 
@@ -722,6 +737,12 @@ std::optional<Loaded> Load(const InputBuffer& input, const ValidateContext& cont
       return std::nullopt;
     }
     if (chosen && !HasBlocks(l)) continue;
+    if (const std::string dynamic = DynamicQueueSets(*sg.def); !dynamic.empty()) {
+      *error = Str(sg.name, " moves data through queue sets of type dynamic (", dynamic,
+                   "), whose descriptors the DGE generates during the run (§2.7); the executor "
+                   "runs only the descriptors the file holds");
+      return std::nullopt;
+    }
     if (const uint64_t held = HeldBytes(sg); held > context.limits.max_tensor_bytes) {
       *error = Str("the run of ", sg.name, " would hold ", held,
                    " bytes of variables and scratchpad, more than --max-tensor-bytes ",

@@ -43,8 +43,7 @@ struct AccessCheck {
 // NEFF-39 for a variable of `size` bytes.
 AccessCheck CheckVariableAccess(const Pattern& p, int64_t size);
 // NEFF-39 for the state buffer: a step that is a multiple of 2^18 moves
-// across partitions, a smaller one within a partition; steps of 2^24 and
-// more (transpose engine addresses) only with size 1.
+// across partitions (2^24 is 64 partitions), a smaller one within a partition.
 AccessCheck CheckStateBufferAccess(const Pattern& p, const StateBuffer& sb);
 
 // Calls `row(begin, end)` for each row of the pattern (the bytes one run of

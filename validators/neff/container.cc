@@ -23,9 +23,10 @@ namespace {
 
 using namespace rules;
 
-// NEFF-6: the bits a NEFF 2 may not set, and the ones real files set.
+// NEFF-6: the bits a NEFF 2 may not set, and the ones real compilers set:
+// 10 and 11 (neuronx-cc 2.21), also 12, 15 and 21 (2.23).
 constexpr uint64_t kFeatureTrapdoorMask = 0x7FFFFFFFF8000000ull;
-constexpr uint64_t kKnownFeatureBits = 0xC00;
+constexpr uint64_t kKnownFeatureBits = 0x209C00;
 
 uint64_t U64(ByteView file, const HeaderField& f) { return *ReadLE<uint64_t>(file, f.offset); }
 uint32_t U32(ByteView file, const HeaderField& f) { return *ReadLE<uint32_t>(file, f.offset); }
@@ -83,7 +84,7 @@ void CheckHeaderFields(const Header& h, uint64_t file_size, DiagnosticSink& sink
     sink.Report(kFeatureBits, At(fields::kFeatureBits),
                 Str("feature_bits ", Hex(h.feature_bits), " sets ", Hex(unusual),
                     h.major < 2 ? " in a NEFF below version 2, which has no feature bits"
-                                : "; real files set only bits 10 and 11"));
+                                : "; real compilers set only bits 10, 11, 12, 15 and 21"));
   }
   for (const auto& [field, bytes] :
        {std::pair{fields::kBuildVersion, h.build_version}, std::pair{fields::kName, h.name}}) {
@@ -291,14 +292,23 @@ std::string_view HeaderText(ByteView field) {
   return {reinterpret_cast<const char*>(field.data()), static_cast<size_t>(nul - field.begin())};
 }
 
-bool LooksLikeNeff(ByteView file) {
+// §1.1: a payload of either kind where a 1024-byte header ends.
+bool PayloadFollowsHeader(ByteView file) {
   if (file.size() <= kHeaderBytes) return false;
-  const Header h = ReadHeader(file);
   const ByteView payload = file.subspan(kHeaderBytes);
-  return h.header_size == kHeaderBytes && (h.pkg_version == 1 || h.pkg_version == 2) &&
-         h.data_size != 0 && h.data_size <= payload.size() &&
-         (gzip::HasMagic(payload) || tar::HasMagic(payload));
+  return gzip::HasMagic(payload) || tar::HasMagic(payload);
 }
+
+// §1.1: the header's first fields as a writer sets them, whatever follows:
+// what remains of a NEFF cut inside its header.
+bool HeaderBegins(ByteView file) {
+  const std::optional<uint64_t> pkg_version = ReadLE<uint64_t>(file, fields::kPkgVersion.offset);
+  const std::optional<uint64_t> header_size = ReadLE<uint64_t>(file, fields::kHeaderSize.offset);
+  return pkg_version && header_size && *header_size == kHeaderBytes &&
+         (*pkg_version == 1 || *pkg_version == 2);
+}
+
+bool LooksLikeNeff(ByteView file) { return PayloadFollowsHeader(file) || HeaderBegins(file); }
 
 std::optional<Container> ReadContainer(const InputBuffer& input, const ValidateContext& context,
                                        DiagnosticSink& sink) {

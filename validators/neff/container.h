@@ -71,8 +71,9 @@ Header ReadHeader(ByteView file);
 // The text of a NUL-terminated header array, up to its first NUL.
 std::string_view HeaderText(ByteView field);
 
-// What recognises a NEFF (§1.1): sane header values and a gzip stream or a
-// tar header at offset 1024.
+// What recognises a NEFF (§1.1), also a damaged one, so that its damage is
+// reported: a gzip stream or a tar header at offset 1024, or a header that
+// begins with a pkg_version of 1 or 2 and a header_size of 1024.
 bool LooksLikeNeff(ByteView file);
 
 // The payload's archive, its members by name (§1.6): regular files only,

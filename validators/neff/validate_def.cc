@@ -2,6 +2,7 @@
 // queue sets, state-buffer reservations and features.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "validators/core/json_reader.h"
 #include "validators/core/npy.h"
@@ -122,10 +123,44 @@ void CheckConstant(Neff& neff, const Subgraph& sg, const Variable& v, Diagnostic
   }
 }
 
+// NEFF-29: a DGE table lists the variables whose addresses the descriptor
+// generation engine fills in at run time (§2.7): each once, each a variable
+// in device memory, never the state buffer or a DGE table.
+void CheckDgeTableList(const Definition& def, const Variable& v, DiagnosticSink& sink) {
+  if (v.type != VarType::kDgeTable) return;
+  if (!v.list || v.list->value.empty()) {
+    sink.Report(kVarTypeField, ValueAt(v.list, v.offset, VarPath(v, "list")),
+                Str("DGE table ", Quoted(v.name), " lists no variable"));
+    return;
+  }
+  std::set<int64_t> seen;
+  for (int64_t id : v.list->value) {
+    const auto listed = std::find_if(def.vars.begin(), def.vars.end(),
+                                     [&](const Variable& other) { return other.var_id == id; });
+    std::string problem;
+    if (listed == def.vars.end()) {
+      problem = "which is no variable's var_id";
+    } else if (listed->type == VarType::kStateBuffer || listed->type == VarType::kDgeTable) {
+      problem = Str("variable ", Quoted(listed->name), " of type ", Quoted(listed->type_text),
+                    ", which has no device address");
+    } else if (!seen.insert(id).second) {
+      problem = "a second time";
+    }
+    if (!problem.empty()) {
+      sink.Report(kVarTypeField, ValueAt(v.list, v.offset, VarPath(v, "list")),
+                  Str("list holds ", id, ", ", problem));
+      return;
+    }
+  }
+}
+
 // NEFF-26 to NEFF-29: each variable's fields for its type.
 void CheckVariable(Neff& neff, const Subgraph& sg, const Variable& v, DiagnosticSink& sink) {
   const Definition& def = *sg.def;
-  if (v.type != VarType::kStateBuffer && (!v.size || v.size->value < 1)) {
+  // The state buffer's extent is the target's, a DGE table's the runtime's
+  // (one entry per listed variable): neither has a size (NEFF-26).
+  const bool sized = v.type != VarType::kStateBuffer && v.type != VarType::kDgeTable;
+  if (v.size ? v.size->value < 1 : sized) {
     sink.Report(kVarSize, ValueAt(v.size, v.offset, VarPath(v, "size")),
                 v.size ? Str("variable ", Quoted(v.name), " has size ", v.size->value)
                        : Str("variable ", Quoted(v.name), " of type ", Quoted(v.type_text),
@@ -172,15 +207,7 @@ void CheckVariable(Neff& neff, const Subgraph& sg, const Variable& v, Diagnostic
                 ValueAt(v.referenced_var_id, v.offset, VarPath(v, "referenced_var_id")),
                 Str("referenced_var_id ", v.referenced_var_id->value, " is no variable's var_id"));
   }
-  if (!misplaced(v.list, "list", VarType::kDgeTable) && v.list) {
-    for (int64_t id : v.list->value) {
-      if (!known_id(id)) {
-        sink.Report(kVarTypeField, ValueAt(v.list, v.offset, VarPath(v, "list")),
-                    Str("list holds ", id, ", which is no variable's var_id"));
-        break;
-      }
-    }
-  }
+  if (!misplaced(v.list, "list", VarType::kDgeTable)) CheckDgeTableList(def, v, sink);
 }
 
 // NEFF-30: queue sets.

@@ -25,7 +25,6 @@ PARTITION_STRIDE = 1 << 18                   # a state-buffer address is p << 18
 PARTITION_BYTES = {"sunda": 196608, "cayman": 229376}  # §2.13, §7.1
 SLOT_BYTES = 64                              # §3.1
 PSEUDO_DMA_TRIGGER = 0xC1                    # §3.2
-WIDE_STEP = 1 << 24                          # §7.3
 VARIABLE_TYPES = ("state-buffer", "input", "output", "file", "tmp-buf", "virtual",
                   "pointer", "dge-table")     # §2.7
 
@@ -264,14 +263,12 @@ def sized(blob, size, what):
 def addresses(off, sizes, steps, where):
     """§2.13: the byte addresses one side visits, dimension 0 fastest:
     off + b * steps[0] + sum(i[k] * steps[k]). §7.3 refuses what the executor
-    does not model: steps[0] other than 1, negative steps, and a step of 2^24
-    or more over more than one element (a transpose-engine address)."""
+    does not model: steps[0] other than 1 and negative steps. A state-buffer
+    step of 2^24 is 64 partitions, like any multiple of 2^18."""
     if not 1 <= len(sizes) <= 4 or len(sizes) != len(steps):
         raise NotModelled(f"{where}: sizes {sizes} and steps {steps} (NEFF-36)")
     if steps[0] != 1 or any(s < 0 for s in steps) or any(n < 1 for n in sizes) or off < 0:
         raise NotModelled(f"{where}: off {off}, sizes {sizes}, steps {steps} (§7.3)")
-    if any(step >= WIDE_STEP and n > 1 for n, step in zip(sizes, steps)):
-        raise NotModelled(f"{where}: a step of 2^24 or more over several elements (§7.3)")
     result = np.array(off, dtype=np.int64)
     for k, (n, step) in enumerate(zip(sizes, steps)):
         axis = np.arange(n, dtype=np.int64) * step
@@ -342,17 +339,19 @@ def cast(raw, source, target):
 
 
 def transpose(raw, desc):
-    """§7.4 transpose, the executor's reading: the source stream is a row-major
-    [W, Z, Y, X] array of transpose_element_size-byte elements, and WZXY
-    writes it out as [W, Z, X, Y]: output [w][z][x][y] = input [w][z][y][x]."""
+    """§7.4 transpose, the executor's reading: the source stream is a run of
+    tiles, each a row-major [W, Z, Y, X] array of transpose_element_size-byte
+    elements, and WZXY writes each out as [W, Z, X, Y]: output
+    [w][z][x][y] = input [w][z][y][x]."""
     op = desc.get("transpose_op")
     if op != "WZXY":
         raise NotModelled(f"transpose_op {op!r}: only WZXY is read (§7.4)")
     shape, size = desc["transpose_shape"], desc["transpose_element_size"]
-    if len(shape) != 4 or math.prod(shape) * size != raw.size:
+    tile = math.prod(shape) * size
+    if len(shape) != 4 or tile <= 0 or raw.size % tile:
         raise NotModelled(f"transpose_shape {shape} of {size}-byte elements for a stream "
                           f"of {raw.size} bytes")
-    return raw.reshape(*shape, size).transpose(0, 1, 3, 2, 4).reshape(-1)
+    return raw.reshape(-1, *shape, size).transpose(0, 1, 2, 4, 3, 5).reshape(-1)
 
 
 def run_descriptor(memory, desc):
