@@ -2,6 +2,7 @@
 // stream, found by its content, is inflated for every command that reads a
 // model, its findings at the offsets of the inflated bytes, under the
 // inflating limits; in a directory it is validated, not skipped.
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -122,6 +123,34 @@ TEST_F(CompressedInputTest, AGzipInsideAGzipIsUnsupported) {
   std::vector<std::string> rules = RulesIn(report);
   std::sort(rules.begin(), rules.end());
   EXPECT_EQ(rules, (std::vector<std::string>{"core.format.unsupported", "core.gzip.inflated"}));
+}
+
+// Detection needs the first 64 KiB: a stream whose first bytes no format
+// takes is inflated no further, whatever it would inflate to, and reported
+// as of no format (in a directory, skipped); --format inflates it whole.
+TEST_F(CompressedInputTest, AStreamOfNoFormatIsInflatedOnlyToItsHead) {
+  const std::string path =
+      dir_.Write("zeros.gz", Gzip(std::vector<uint8_t>(std::size_t{32} << 20, 0)));
+  json report = ValidateJson({path}, 1);
+  std::vector<std::string> rules = RulesIn(report);
+  std::sort(rules.begin(), rules.end());
+  EXPECT_EQ(rules, (std::vector<std::string>{"core.format.unknown", "core.gzip.inflated"}));
+  const std::string note = report["files"][0]["diagnostics"][0]["message"];
+  EXPECT_NE(note.find("its first 65536 inflated bytes match no supported format"),
+            std::string::npos)
+      << report.dump(1);
+  dir_.Write("model.pte", test::SmallProgram());
+  report = ValidateJson({dir_.path().string()}, 0);
+  ASSERT_EQ(report["files"].size(), 2u) << report.dump(1);
+  EXPECT_EQ(std::string(report["files"][1]["skip_reason"])
+                .rfind("a gzip stream whose inflated content matches no supported format", 0),
+            0u)
+      << report.dump(1);
+  report = ValidateJson({"--format", "pte", "--max-compression-ratio", "100000", path}, 1);
+  EXPECT_NE(std::string(report["files"][0]["diagnostics"][0]["message"])
+                .find(Str("inflated to ", std::size_t{32} << 20, " bytes")),
+            std::string::npos)
+      << report.dump(1);
 }
 
 TEST_F(CompressedInputTest, MembersInflateOneAfterTheOther) {

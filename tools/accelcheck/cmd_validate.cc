@@ -309,11 +309,21 @@ std::string NameOfContent(const std::string& path, bool inflated) {
 
 // The format that detects the file; in a directory, also one it resembles
 // (a damaged file of that format is validated and reported, never skipped).
-const Format* FormatOf(const Input& input, const InputBuffer& buffer, bool inflated) {
-  const FormatEntry* format = DetectFormat(buffer.bytes());
-  if (format == nullptr && input.from_directory && buffer.size() > 0)
-    format = ResembledFormat(NameOfContent(input.path, inflated), buffer.bytes());
+const Format* FormatOf(const Input& input, ByteView bytes, bool inflated) {
+  const FormatEntry* format = DetectFormat(bytes);
+  if (format == nullptr && input.from_directory && !bytes.empty())
+    format = ResembledFormat(NameOfContent(input.path, inflated), bytes);
   return format != nullptr ? &format->validator : nullptr;
+}
+
+// A gzip input is inflated whole only when its first bytes show a format
+// that takes it, or one accelcheck reports as unsupported (§ Compressed
+// inputs in docs/ARCHITECTURE.md).
+WorthInflating WorthInflatingFor(const Input& input, const ValidateOptions& options) {
+  return [&input, &options](ByteView head) {
+    return options.forced != nullptr || FormatOf(input, head, true) != nullptr ||
+           UnsupportedFormat(head).has_value();
+  };
 }
 
 // A file no format validates does not conform (exit 1); inside a directory
@@ -356,11 +366,13 @@ FileResult CheckInput(const Input& input, const ValidateOptions& options,
   context.path = input.path;
   context.companions = options.companions;
   context.deadline = Deadline(options.limits.time_budget_ms);
-  const std::optional<InputBuffer> buffer = ReadInput(input.path, options.limits, result.sink);
+  const std::optional<InputBuffer> buffer =
+      ReadInput(input.path, options.limits, WorthInflatingFor(input, options), result.sink);
   if (!buffer) return result;
-  const Format* format = options.forced != nullptr
-                             ? options.forced
-                             : FormatOf(input, *buffer, result.sink.Has(core_rules::kGzipInflated));
+  const Format* format =
+      options.forced != nullptr
+          ? options.forced
+          : FormatOf(input, buffer->bytes(), result.sink.Has(core_rules::kGzipInflated));
   if (format == nullptr) {
     NotValidated(input, *buffer, options, result);
     OutOfTime(context, result.sink);

@@ -68,6 +68,13 @@ std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limi
   return Decompress(std::move(*file), limits, sink);
 }
 
+std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limits,
+                                     const WorthInflating& worth, DiagnosticSink& sink) {
+  std::optional<InputBuffer> file = ReadFile(path, limits, sink);
+  if (!file || !IsCompressed(file->bytes())) return file;
+  return DecompressIfWorth(std::move(*file), limits, worth, sink);
+}
+
 std::vector<Flag> LimitFlags() {
   std::vector<Flag> flags;
   for (const LimitInfo& limit : AllLimits()) {

@@ -10,6 +10,7 @@
 
 #include "tools/accelcheck/options.h"
 #include "validators/core/bytes.h"
+#include "validators/core/compressed.h"
 #include "validators/core/format.h"
 #include "validators/core/limits.h"
 #include "validators/core/sink.h"
@@ -26,6 +27,10 @@ std::string DisplayName(const std::string& path);
 // or an inflating limit to `sink`.
 std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limits,
                                      DiagnosticSink& sink);
+// ReadInput, but a gzip stream whose first inflated bytes `worth` refuses is
+// inflated no further: its head is what comes back (DecompressIfWorth).
+std::optional<InputBuffer> ReadInput(const std::string& path, const Limits& limits,
+                                     const WorthInflating& worth, DiagnosticSink& sink);
 
 // One "--<flag> N" per row of limits.def, with its unit and default in the help.
 std::vector<Flag> LimitFlags();

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "validators/core/core_rules.h"
+#include "validators/core/format.h"
 #include "validators/core/gzip.h"
 #include "validators/core/text.h"
 
@@ -113,6 +114,18 @@ std::optional<InputBuffer> Decompress(InputBuffer file, const Limits& limits,
         if (!again) return std::nullopt;
         return InputBuffer::Adopt(std::move(again->bytes));
       });
+}
+
+std::optional<InputBuffer> DecompressIfWorth(InputBuffer file, const Limits& limits,
+                                             const WorthInflating& worth, DiagnosticSink& sink) {
+  std::vector<uint8_t> head = gzip::InflateHead(file.bytes(), kDetectionBytes);
+  if (head.size() < kDetectionBytes || worth(head)) {
+    return Decompress(std::move(file), limits, sink);
+  }
+  sink.Report(core_rules::kGzipInflated, {},
+              Str("the file is a gzip stream of ", file.size(), " bytes; its first ", head.size(),
+                  " inflated bytes match no supported format, so it was inflated no further"));
+  return InputBuffer::Adopt(std::move(head));
 }
 
 std::optional<InputBuffer> ReadModelFile(const std::string& path, const Limits& limits,

@@ -5,6 +5,7 @@
 // inflated bytes.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,17 @@ bool IsCompressed(ByteView file);
 // The bytes are discardable (InputBuffer::AdoptDiscardable): they keep
 // `file` to inflate it again when a reader needs what it discarded.
 std::optional<InputBuffer> Decompress(InputBuffer file, const Limits& limits, DiagnosticSink& sink);
+
+// Whether a stream whose inflated bytes begin with `head` (its first
+// kDetectionBytes, or all of them when fewer) is worth inflating whole:
+// false when no format can take it.
+using WorthInflating = std::function<bool(ByteView head)>;
+
+// Decompress, but a stream that `worth` refuses by its first inflated bytes
+// is inflated no further: its head comes back, with a note that says so, so
+// that a file of no format costs a few KB whatever it inflates to.
+std::optional<InputBuffer> DecompressIfWorth(InputBuffer file, const Limits& limits,
+                                             const WorthInflating& worth, DiagnosticSink& sink);
 
 // Reads the file `path` under --max-file-size and inflates it when it is a
 // gzip stream. Nothing when it cannot: core.io.read, or the stream's or a

@@ -49,13 +49,19 @@ struct SharedValue {
   std::string meaning;  // what sharing it does, for the message
 };
 
+// What detection may look at: a file's first 64 KiB decide its format, so
+// that a compressed input is inflated whole only when some format can take
+// it (DecompressIfWorth).
+inline constexpr uint64_t kDetectionBytes = uint64_t{64} << 10;
+
 class Format {
  public:
   virtual ~Format() = default;
   virtual std::string_view id() const = 0;           // "pte"
   virtual std::string_view description() const = 0;  // one line
   virtual RuleTable rules() const = 0;
-  // Recognises the format by content (never by file name).
+  // Recognises the format by content (never by file name), looking at no
+  // more than its first kDetectionBytes.
   virtual bool Detect(ByteView bytes) const = 0;
   // True for a file Detect refuses that still looks like one of the format's
   // by its name or first bytes (a truncated or damaged file): a directory

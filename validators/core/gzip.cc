@@ -256,4 +256,33 @@ std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error
   return member;
 }
 
+std::vector<uint8_t> InflateHead(ByteView bytes, uint64_t max_bytes) {
+  std::vector<uint8_t> head;
+  uint64_t at = 0;
+  while (head.size() < max_bytes && HasMagic(bytes.subspan(at))) {
+    Member header;
+    uint64_t start = 0;
+    Error ignored;
+    if (!ReadHeader(bytes.subspan(at), &header, &start, &ignored)) break;
+    z_stream z{};
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) break;
+    const ByteView data = bytes.subspan(at + start);
+    z.next_in = const_cast<Bytef*>(data.data());
+    z.avail_in = static_cast<uInt>(std::min<uint64_t>(data.size(), uint64_t{1} << 30));
+    const size_t before = head.size();
+    head.resize(max_bytes);
+    z.next_out = head.data() + before;
+    z.avail_out = static_cast<uInt>(max_bytes - before);
+    int status = Z_OK;
+    while (status == Z_OK && z.avail_out != 0) status = inflate(&z, Z_NO_FLUSH);
+    head.resize(max_bytes - z.avail_out);
+    const uint64_t consumed = z.total_in;
+    inflateEnd(&z);
+    if (status != Z_STREAM_END) break;
+    at += start + consumed + kTrailer;
+    if (at >= bytes.size()) break;
+  }
+  return head;
+}
+
 }  // namespace accelcheck::gzip

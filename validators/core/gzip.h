@@ -71,4 +71,10 @@ struct Options {
 std::optional<Member> Inflate(ByteView bytes, const Limits& limits, Error* error,
                               const Options& options = {});
 
+// The first `max_bytes` bytes the stream inflates to (fewer when it is
+// shorter), across its members, with no check past what decoding them
+// needs: what detection looks at before a stream is inflated whole. Stops
+// quietly where the data does not decode; Inflate reports why.
+std::vector<uint8_t> InflateHead(ByteView bytes, uint64_t max_bytes);
+
 }  // namespace accelcheck::gzip

@@ -14,6 +14,7 @@
 #include "tests/support/corpus.h"
 #include "validators/core/compressed.h"
 #include "validators/core/core_rules.h"
+#include "validators/core/format.h"
 #include "validators/core/gzip.h"
 #include "validators/core/json_locate.h"
 #include "validators/core/json_reader.h"
@@ -418,6 +419,78 @@ TEST(Decompress, DiscardedBytesAreInflatedAgainToLocateFindings) {
   EXPECT_EQ(restored.length, plain.length);
   EXPECT_EQ(restored.line, plain.line);
   EXPECT_EQ(restored.column, plain.column);
+}
+
+}  // namespace
+}  // namespace accelcheck
+
+namespace accelcheck {
+namespace {
+
+// The head is the first bytes the whole stream inflates to, across members,
+// and no more than asked for.
+RC_GTEST_PROP(InflateHead, IsAPrefixOfTheWholeStream,
+              (const std::vector<uint8_t>& data, uint8_t members, uint16_t max)) {
+  const size_t parts = members % 3 + 1;
+  Bytes stream;
+  for (size_t i = 0; i < parts; ++i) {
+    const size_t begin = data.size() * i / parts, end = data.size() * (i + 1) / parts;
+    const Bytes member = Deflate(Bytes(data.begin() + static_cast<std::ptrdiff_t>(begin),
+                                       data.begin() + static_cast<std::ptrdiff_t>(end)));
+    stream.insert(stream.end(), member.begin(), member.end());
+  }
+  const Bytes head = gzip::InflateHead(stream, max);
+  const size_t expected = std::min<size_t>(max, data.size());
+  RC_ASSERT(head == Bytes(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(expected)));
+}
+
+// A stream refused by its first bytes is inflated no further: the head and
+// a note come back; one accepted is inflated whole, as Decompress does.
+TEST(DecompressIfWorth, StopsAfterTheHeadOfAStreamNoFormatTakes) {
+  const Bytes zeros(Bytes::size_type{8} << 20, 0);
+  const Bytes stream = Deflate(zeros);
+  uint64_t asked = 0;
+  const auto refuse = [&](ByteView head) {
+    asked = head.size();
+    return false;
+  };
+  DiagnosticSink sink(Profile{}, "zeros.gz");
+  const std::optional<InputBuffer> head =
+      DecompressIfWorth(InputBuffer::Copy(stream), Limits{}, refuse, sink);
+  ASSERT_TRUE(head);
+  EXPECT_EQ(asked, kDetectionBytes);
+  EXPECT_EQ(head->size(), kDetectionBytes);
+  ASSERT_EQ(sink.diagnostics().size(), 1u);
+  EXPECT_TRUE(sink.Has(core_rules::kGzipInflated));
+  EXPECT_NE(sink.diagnostics()[0].message.find("inflated no further"), std::string::npos);
+
+  DiagnosticSink whole_sink(Profile{}, "zeros.gz");
+  Limits generous;
+  generous.max_compression_ratio = 100000;  // zeros deflate about a thousandfold
+  const std::optional<InputBuffer> whole = DecompressIfWorth(
+      InputBuffer::Copy(stream), generous, [](ByteView) { return true; }, whole_sink);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->size(), zeros.size());
+}
+
+// A stream shorter than the head is inflated whole without asking, and one
+// that does not decode is reported as Decompress reports it.
+TEST(DecompressIfWorth, SmallAndBrokenStreamsAreInflatedAsBefore) {
+  const auto never = [](ByteView) -> bool {
+    ADD_FAILURE() << "a stream under 64 KiB needs no decision";
+    return false;
+  };
+  DiagnosticSink small_sink(Profile{}, "small.gz");
+  const std::optional<InputBuffer> small =
+      DecompressIfWorth(InputBuffer::Copy(Deflate(Sample())), Limits{}, never, small_sink);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(Bytes(small->bytes().begin(), small->bytes().end()), Sample());
+
+  Bytes broken = Deflate(Sample());
+  broken.resize(broken.size() / 2);
+  DiagnosticSink broken_sink(Profile{}, "broken.gz");
+  EXPECT_FALSE(DecompressIfWorth(InputBuffer::Copy(broken), Limits{}, never, broken_sink));
+  EXPECT_TRUE(broken_sink.Has(core_rules::kGzipStream));
 }
 
 }  // namespace
