@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/corpus.h"
 #include "tests/support/describe.h"
 #include "validators/core/format.h"
 #include "validators/pte/pte_format.h"
@@ -37,13 +38,7 @@ DiagnosticSink Validate(const fs::path& path, const InputBuffer& input) {
 using ::accelcheck::test::Describe;
 
 std::vector<fs::path> CorpusFiles(std::string_view extension) {
-  std::vector<fs::path> files;
-  if (!fs::is_directory(CorpusDir())) return files;
-  for (const auto& entry : fs::directory_iterator(CorpusDir())) {
-    if (entry.path().extension() == extension) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return test::CorpusFiles("pte", std::string(extension));
 }
 
 // The notes and warnings real files are known to give, each justified in
