@@ -1,6 +1,7 @@
 // Whole-program pass over the memory plan: planned tensors that are live at
-// the same time must not share bytes (pte.memory.live_overlap), and planned
-// tensors are written before they are read (PTE-61).
+// the same time must not share bytes (pte.memory.live_overlap, PTE-65), and
+// planned tensors are written before they are read (PTE-61). A view and its
+// base, and an in-place result and its input, are one storage (PTE-66).
 //
 // Programs carry up to millions of planned tensors, so the pass works on flat
 // arrays indexed by planned tensor (a "slot", its index in
@@ -46,6 +47,14 @@ struct UnwrittenRead {
   uint32_t instruction;
   uint32_t arg;
   int32_t value;
+};
+
+// PTE-66: an instruction that may make `result` share the storage of `base`
+// (both slots), at time `time`.
+struct SharingCandidate {
+  uint32_t base;
+  uint32_t result;
+  Time time;
 };
 
 // One planned tensor in the sort by place.
@@ -111,9 +120,12 @@ class Liveness {
         n_(plan.values()->size()),
         slot_(n_, -1),
         life_(planned_.size()),
-        flags_(planned_.size(), 0) {
-    for (uint32_t s = 0; s < planned_.size(); ++s)
+        flags_(planned_.size(), 0),
+        storage_(planned_.size()) {
+    for (uint32_t s = 0; s < planned_.size(); ++s) {
       slot_[planned_[s].value] = static_cast<int32_t>(s);
+      storage_[s] = s;
+    }
     OrderByPlace();
     AssignPlaces();
   }
@@ -154,6 +166,7 @@ class Liveness {
     }
     for (const int32_t output : *plan_.outputs()) Read(output, end_);
     ReportUnwrittenReads();
+    ShareStorage();
     ExtendOverLoops();
   }
 
@@ -332,6 +345,58 @@ class Liveness {
       ReadChecked(a, time, c, j, k);
     }
     Write(ret, time);
+    NoteSharing(call, time);
+  }
+
+  // The planned tensor behind a Tensor value (following MoveCalls), or -1.
+  int32_t TensorSlot(int32_t value) const {
+    if (value < 0 || static_cast<uint32_t>(value) >= n_ ||
+        facts_.TypeOf(static_cast<uint32_t>(value)) != KernelTypes::Tensor) {
+      return -1;
+    }
+    return slot_[Alias(static_cast<uint32_t>(value))];
+  }
+
+  // PTE-66: et_view's args are [self, size, out] with no separate return
+  // value; the runtime points out at self's data.
+  bool IsView(const fb::KernelCall& call) const {
+    const auto* operators = plan_.operators();
+    if (operators == nullptr || call.op_index() < 0 ||
+        static_cast<uint32_t>(call.op_index()) >= operators->size()) {
+      return false;
+    }
+    const fb::Operator* op = operators->Get(static_cast<uint32_t>(call.op_index()));
+    return op->name() != nullptr && op->overload() != nullptr &&
+           op->name()->string_view() == "executorch_prim::et_view" &&
+           op->overload()->string_view() == "default" && call.args()->size() == 3;
+  }
+
+  // PTE-66: remembers the pairs that may share storage. A view shares its
+  // input's; an out variant's result may share its first tensor argument's,
+  // which is where the memory planner puts an in-place result.
+  void NoteSharing(const fb::KernelCall& call, Time time) {
+    const auto* args = call.args();
+    const int32_t ret = args->Get(args->size() - 1);
+    const int32_t result = TensorSlot(ret);
+    if (result < 0) return;
+    int32_t base = -1;
+    if (IsView(call)) {
+      base = TensorSlot(args->Get(0));
+      if (base >= 0)
+        views_.push_back({static_cast<uint32_t>(base), static_cast<uint32_t>(result), time});
+      return;
+    }
+    for (uint32_t k = 0; k + 1 < args->size() && base < 0; ++k) {
+      const int32_t a = args->Get(k);
+      if (a == ret || a < 0 || static_cast<uint32_t>(a) >= n_ ||
+          facts_.TypeOf(static_cast<uint32_t>(a)) != KernelTypes::Tensor) {
+        continue;
+      }
+      base = TensorSlot(a);
+      if (base < 0) return;  // the first tensor argument is not planned
+    }
+    if (base >= 0 && base != result)
+      in_place_.push_back({static_cast<uint32_t>(base), static_cast<uint32_t>(result), time});
   }
 
   void Step(const fb::Instruction& instruction, uint32_t c, uint32_t j, Time time) {
@@ -366,6 +431,66 @@ class Liveness {
     }
   }
 
+  // PTE-66: the storage a slot belongs to, by its first slot.
+  uint32_t StorageOf(uint32_t s) const {
+    while (storage_[s] != s) s = storage_[s];
+    return s;
+  }
+
+  // Makes `member`'s storage part of `owner`'s, which keeps its bytes and
+  // lives over both lifetimes.
+  void JoinStorage(uint32_t owner, uint32_t member) {
+    owner = StorageOf(owner);
+    member = StorageOf(member);
+    if (owner == member) return;
+    storage_[member] = owner;
+    Lifetime& life = life_[owner];
+    life.first = std::min(life.first, life_[member].first);
+    life.last = std::max(life.last, life_[member].last);
+    life_[member] = Lifetime{};  // the sweep sees the storage once, as its owner
+    sharers_.push_back(member);
+  }
+
+  bool SameBytes(uint32_t a, uint32_t b) const {
+    const PlannedRange& x = planned_[a];
+    const PlannedRange& y = planned_[b];
+    return x.memory_id == y.memory_id && x.offset == y.offset && x.end == y.end;
+  }
+
+  // PTE-66: the memory planner puts an in-place result at its input's
+  // offset, within its bytes, and only when the input is not used after the
+  // instruction: the two meet at that instruction and nowhere else.
+  bool IsInPlace(const SharingCandidate& c) const {
+    const uint32_t base = StorageOf(c.base);
+    const uint32_t result = StorageOf(c.result);
+    const PlannedRange& b = planned_[base];
+    const PlannedRange& r = planned_[c.result];
+    return base != result && r.memory_id == b.memory_id && r.offset == b.offset && r.end <= b.end &&
+           life_[base].last == c.time && life_[result].first == c.time;
+  }
+
+  // PTE-66: a view whose bytes are exactly its input's shares its input's
+  // storage, then in-place results join their input's. Every other pair
+  // of tensors stays apart.
+  void ShareStorage() {
+    for (const SharingCandidate& v : views_) {
+      if (SameBytes(v.base, v.result)) JoinStorage(v.base, v.result);
+    }
+    for (const SharingCandidate& c : in_place_) {
+      if (IsInPlace(c)) JoinStorage(c.base, c.result);
+    }
+  }
+
+  // " (one storage with values 46, 47)" for a storage that holds more than
+  // one planned tensor, else "".
+  std::string SharersText(uint32_t owner) const {
+    std::string values;
+    for (const uint32_t s : sharers_) {
+      if (StorageOf(s) == owner) values += Str(values.empty() ? "" : ", ", planned_[s].value);
+    }
+    return values.empty() ? "" : Str(" (one storage with value ", values, ")");
+  }
+
   // A tensor live across a backward jump's edge is live over the whole loop.
   void ExtendOverLoops() {
     for (const Loop& loop : loops_) {
@@ -397,6 +522,10 @@ class Liveness {
   bool shared_bytes_ = false;    // some two planned tensors share a byte
   std::vector<UnwrittenRead> unwritten_reads_;
   std::vector<Loop> loops_;
+  std::vector<uint32_t> storage_;  // slot -> a slot of its storage; itself for an owner
+  std::vector<uint32_t> sharers_;  // slots that joined another's storage
+  std::vector<SharingCandidate> views_;
+  std::vector<SharingCandidate> in_place_;
 };
 
 // Range-maximum over the live planned tensors in (memory_id, offset) order
@@ -452,11 +581,12 @@ std::vector<uint32_t> ByTime(const std::vector<uint32_t>& slots, Time end, TimeO
 void Liveness::ReportOverlap(uint32_t a, uint32_t b) const {
   const PlannedRange& x = planned_[a];
   const PlannedRange& y = planned_[b];
-  ctx_.Report(rules::kMemoryLiveOverlap, TensorAt(plan_, x.value)->allocation_info(),
-              Str(ValuePath(p_, x.value), ".val.allocation_info"),
-              Str("planned tensor value ", x.value, " [", Hex(x.offset), ", ", Hex(x.end),
-                  ") of buffer ", x.memory_id, ", ", LiveSpan(life_[a]), ", overlaps value ",
-                  y.value, " [", Hex(y.offset), ", ", Hex(y.end), "), ", LiveSpan(life_[b])));
+  ctx_.Report(
+      rules::kMemoryLiveOverlap, TensorAt(plan_, x.value)->allocation_info(),
+      Str(ValuePath(p_, x.value), ".val.allocation_info"),
+      Str("planned tensor value ", x.value, SharersText(a), " [", Hex(x.offset), ", ", Hex(x.end),
+          ") of buffer ", x.memory_id, ", ", LiveSpan(life_[a]), ", overlaps value ", y.value,
+          SharersText(b), " [", Hex(y.offset), ", ", Hex(y.end), "), ", LiveSpan(life_[b])));
 }
 
 // Time 0 is the plan's entry (inputs, initial values), time t the plan's

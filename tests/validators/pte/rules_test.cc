@@ -13,6 +13,7 @@
 #include "conformance/pte/recipes.h"
 #include "conformance/pte/serialize.h"
 #include "tests/support/describe.h"
+#include "validators/core/text.h"
 #include "validators/pte/pte_format.h"
 #include "validators/pte/rules.h"
 #include "validators/pte/schema/program_generated.h"
@@ -538,6 +539,201 @@ TEST(PteRules, LiveOverlapSaysWhereEachTensorIsLive) {
   EXPECT_NE(d->message.find("live from the plan's entry to instruction "), std::string::npos)
       << d->message;
   EXPECT_EQ(d->message.find("-1"), std::string::npos) << d->message;
+}
+
+// PTE-66: x = a + a; v = et_view(x, [4]); y = v + v; z = x + x. The view v
+// and its base x are live together; the memory planner gives v x's bytes.
+struct ViewPlan {
+  File file;
+  int x = 0, v = 0, y = 0, z = 0;
+};
+
+ViewPlan ViewOfALiveBase() {
+  ProgramRecipe r;
+  PlanRecipe& p = r.AddPlan("forward");
+  ViewPlan out;
+  const int a = p.AddPlannedTensor(model::kFloat, {2, 2});
+  const int alpha = p.AddInt(1);
+  out.x = p.AddPlannedTensor(model::kFloat, {2, 2});
+  const int size = p.AddIntList({4});
+  out.v = p.AddPlannedTensor(model::kFloat, {4});
+  out.y = p.AddPlannedTensor(model::kFloat, {4});
+  out.z = p.AddPlannedTensor(model::kFloat, {2, 2});
+  p.AddInput(a);
+  p.AddOutput(out.y);
+  p.AddOutput(out.z);
+  const int add = p.AddOperator("aten::add", "out");
+  p.KernelCall(add, {a, a, alpha, out.x});
+  p.PrimCall(p.AddOperator("executorch_prim::et_view", "default"), {out.x, size, out.v});
+  p.KernelCall(add, {out.v, out.v, alpha, out.y});
+  p.KernelCall(add, {out.x, out.x, alpha, out.z});
+  out.file = r.Build();
+  TensorOf(out.file, out.v).allocation = TensorOf(out.file, out.x).allocation;
+  return out;
+}
+
+std::vector<const Diagnostic*> Overlaps(const DiagnosticSink& sink) {
+  std::vector<const Diagnostic*> found;
+  for (const Diagnostic& d : sink.diagnostics()) {
+    if (d.rule == &rules::kMemoryLiveOverlap) found.push_back(&d);
+  }
+  return found;
+}
+
+TEST(PteMemoryViews, AViewAndItsLiveBaseShareOneStorage) {
+  ViewPlan plan = ViewOfALiveBase();
+  const DiagnosticSink sink = ValidateBytes(Serialize(plan.file));
+  EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+}
+
+// The storage of x and its view lives from x's write to z's read: y on
+// those bytes overlaps it, and the message names both values of the storage.
+TEST(PteMemoryViews, ATensorOnAViewsBytesOverlapsItsStorage) {
+  ViewPlan plan = ViewOfALiveBase();
+  TensorOf(plan.file, plan.y).allocation = TensorOf(plan.file, plan.x).allocation;
+  const DiagnosticSink sink = ValidateBytes(Serialize(plan.file));
+  const auto overlaps = Overlaps(sink);
+  ASSERT_EQ(overlaps.size(), 1u) << Describe(sink);
+  EXPECT_EQ(overlaps[0]->location.path,
+            Str("execution_plan[0].values[", plan.y, "].val.allocation_info"));
+  EXPECT_NE(overlaps[0]->message.find(
+                Str("overlaps value ", plan.x, " (one storage with value ", plan.v, ")")),
+            std::string::npos)
+      << overlaps[0]->message;
+}
+
+// Two views of two bases on the same bytes are two storages.
+TEST(PteMemoryViews, AViewOfAnotherBaseOnTheSameBytesOverlaps) {
+  ProgramRecipe r;
+  PlanRecipe& p = r.AddPlan("forward");
+  const int a = p.AddPlannedTensor(model::kFloat, {4});
+  const int alpha = p.AddInt(1);
+  const int x1 = p.AddPlannedTensor(model::kFloat, {4});
+  const int x2 = p.AddPlannedTensor(model::kFloat, {4});
+  const int size = p.AddIntList({2, 2});
+  const int v1 = p.AddPlannedTensor(model::kFloat, {2, 2});
+  const int v2 = p.AddPlannedTensor(model::kFloat, {2, 2});
+  const int z = p.AddPlannedTensor(model::kFloat, {2, 2});
+  p.AddInput(a);
+  p.AddOutput(z);
+  const int add = p.AddOperator("aten::add", "out");
+  const int view = p.AddOperator("executorch_prim::et_view", "default");
+  p.KernelCall(add, {a, a, alpha, x1});
+  p.KernelCall(add, {a, a, alpha, x2});
+  p.PrimCall(view, {x1, size, v1});
+  p.PrimCall(view, {x2, size, v2});
+  p.KernelCall(add, {v1, v2, alpha, z});
+  File file = r.Build();
+  TensorOf(file, v1).allocation = TensorOf(file, x1).allocation;
+  TensorOf(file, x2).allocation = TensorOf(file, x1).allocation;
+  TensorOf(file, v2).allocation = TensorOf(file, x1).allocation;
+  const DiagnosticSink sink = ValidateBytes(Serialize(file));
+  const auto overlaps = Overlaps(sink);
+  ASSERT_EQ(overlaps.size(), 1u) << Describe(sink);
+  EXPECT_NE(overlaps[0]->message.find(Str("one storage with value ", v1)), std::string::npos)
+      << overlaps[0]->message;
+  EXPECT_NE(overlaps[0]->message.find(Str("one storage with value ", v2)), std::string::npos)
+      << overlaps[0]->message;
+}
+
+// A view has exactly its base's bytes; anything else is an ordinary overlap.
+TEST(PteMemoryViews, AViewWhoseBytesAreNotItsBasesOverlaps) {
+  for (const uint32_t shift : {0u, 16u}) {
+    ProgramRecipe r;
+    PlanRecipe& p = r.AddPlan("forward");
+    const int a = p.AddPlannedTensor(model::kFloat, {8});
+    const int alpha = p.AddInt(1);
+    const int x = p.AddPlannedTensor(model::kFloat, {8});
+    const int size = p.AddIntList({4});
+    const int v = p.AddPlannedTensor(model::kFloat, {4});  // half of x's bytes
+    const int z = p.AddPlannedTensor(model::kFloat, {8});
+    const int y = p.AddPlannedTensor(model::kFloat, {4});
+    p.AddInput(a);
+    p.AddOutput(y);
+    p.AddOutput(z);
+    const int add = p.AddOperator("aten::add", "out");
+    p.KernelCall(add, {a, a, alpha, x});
+    p.PrimCall(p.AddOperator("executorch_prim::et_view", "default"), {x, size, v});
+    p.KernelCall(add, {v, v, alpha, y});
+    p.KernelCall(add, {x, x, alpha, z});
+    File file = r.Build();
+    TensorOf(file, v).allocation = TensorOf(file, x).allocation;
+    TensorOf(file, v).allocation->offset_low += shift;
+    const DiagnosticSink sink = ValidateBytes(Serialize(file));
+    EXPECT_EQ(Overlaps(sink).size(), 1u) << "view at x + " << shift << "\n" << Describe(sink);
+  }
+}
+
+// A copying op (view_copy) writes its own bytes: on its live input's, it
+// overlaps, whatever its name says.
+TEST(PteMemoryViews, ACopyOnItsLiveInputsBytesOverlaps) {
+  ViewPlan plan = ViewOfALiveBase();
+  model::Operator& op = (*Plan(plan.file).operators)[1];
+  op.name = "aten::view_copy";
+  op.overload = "out";
+  const DiagnosticSink sink = ValidateBytes(Serialize(plan.file));
+  EXPECT_EQ(Overlaps(sink).size(), 1u) << Describe(sink);
+}
+
+// x = a + a; y = x * x with y in place of x, which nothing reads after: the
+// planner's in-place result, placed on its first tensor argument's bytes.
+struct InPlacePlan {
+  File file;
+  int x = 0, y = 0, z = 0;
+};
+
+InPlacePlan InPlaceResult(bool read_input_after) {
+  ProgramRecipe r;
+  PlanRecipe& p = r.AddPlan("forward");
+  InPlacePlan out;
+  const int a = p.AddPlannedTensor(model::kFloat, {4});
+  const int alpha = p.AddInt(1);
+  out.x = p.AddPlannedTensor(model::kFloat, {4});
+  out.y = p.AddPlannedTensor(model::kFloat, {4});
+  out.z = p.AddPlannedTensor(model::kFloat, {4});
+  p.AddInput(a);
+  p.AddOutput(out.z);
+  const int add = p.AddOperator("aten::add", "out");
+  p.KernelCall(add, {a, a, alpha, out.x});
+  p.KernelCall(p.AddOperator("aten::mul", "out"), {out.x, out.x, out.y});
+  p.KernelCall(add, {out.y, read_input_after ? out.x : out.y, alpha, out.z});
+  out.file = r.Build();
+  TensorOf(out.file, out.y).allocation = TensorOf(out.file, out.x).allocation;
+  return out;
+}
+
+TEST(PteMemoryViews, AnInPlaceResultSharesItsDeadInputsStorage) {
+  InPlacePlan plan = InPlaceResult(/*read_input_after=*/false);
+  const DiagnosticSink sink = ValidateBytes(Serialize(plan.file));
+  EXPECT_TRUE(sink.diagnostics().empty()) << Describe(sink);
+}
+
+// The emitter's other in-place form: the result is the input's own value.
+TEST(PteMemoryViews, AnInPlaceOpThatWritesItsInputIsClean) {
+  InPlacePlan plan = InPlaceResult(/*read_input_after=*/false);
+  (*Args<model::KernelCall>(plan.file, 1).args) = {plan.x, plan.x, plan.x, plan.x};
+  (*Args<model::KernelCall>(plan.file, 2).args)[0] = plan.x;
+  (*Args<model::KernelCall>(plan.file, 2).args)[1] = plan.x;
+  TensorOf(plan.file, plan.y).allocation->offset_low += 16;  // y is unused now
+  const DiagnosticSink sink = ValidateBytes(Serialize(plan.file));
+  EXPECT_FALSE(Has(sink, rules::kMemoryLiveOverlap)) << Describe(sink);
+}
+
+// The input is still read after the result overwrote it: not in place.
+TEST(PteMemoryViews, AResultOnAnInputReadLaterOverlaps) {
+  InPlacePlan plan = InPlaceResult(/*read_input_after=*/true);
+  const DiagnosticSink sink = ValidateBytes(Serialize(plan.file));
+  EXPECT_EQ(Overlaps(sink).size(), 1u) << Describe(sink);
+}
+
+// The planner puts an in-place result at its input's offset, nowhere else
+// in its bytes.
+TEST(PteMemoryViews, AResultInsideItsInputButNotAtItsStartOverlaps) {
+  InPlacePlan plan = InPlaceResult(/*read_input_after=*/false);
+  TensorOf(plan.file, plan.x).sizes = std::vector<int32_t>{8};
+  TensorOf(plan.file, plan.y).allocation->offset_low += 16;
+  const DiagnosticSink sink = ValidateBytes(Serialize(plan.file));
+  EXPECT_EQ(Overlaps(sink).size(), 1u) << Describe(sink);
 }
 
 // PTE-13: a cut program names the reference that runs out and says so. A
