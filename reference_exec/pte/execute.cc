@@ -154,10 +154,10 @@ RunResult Run(const LoadedProgram& program, const fb::ExecutionPlan& plan,
       control.Report(first.executed(), first.instruction_total());
     }
     const Position at = first.position();
-    std::vector<uint32_t> touched;
+    std::vector<uint32_t> written;
     if (both) {
-      touched = first.TensorValuesOf(at);
-      if (const auto v = FirstDifferent(first, *methods[1], touched)) {
+      written = first.WrittenTensorValuesOf(at);
+      if (const auto v = FirstDifferent(first, *methods[1], first.TensorValuesOf(at))) {
         result.difference = Explain(*methods[1], *v, at, false);
         return result;
       }
@@ -167,8 +167,10 @@ RunResult Run(const LoadedProgram& program, const fb::ExecutionPlan& plan,
       if (result.failure) return result;
     }
     result.instructions = first.executed();
+    // Only what the instruction wrote: an in-place result overwrites its
+    // input, which nothing reads after (docs/formats/pte.md PTE-66).
     if (both) {
-      if (const auto v = FirstDifferent(first, *methods[1], touched)) {
+      if (const auto v = FirstDifferent(first, *methods[1], written)) {
         result.difference = Explain(*methods[1], *v, at, true);
         return result;
       }

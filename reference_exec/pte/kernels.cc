@@ -32,6 +32,7 @@ constexpr Registration kKernels[] = {
     {"aten::convolution.out", ConvolutionOut},
     {"aten::permute_copy.out", PermuteCopyOut},
     {"aten::view_copy.out", ViewCopyOut},
+    {"executorch_prim::et_view.default", EtView},
     {"aten::expand_copy.out", ExpandCopyOut},
     {"aten::alias_copy.out", AliasCopyOut},
     {"aten::clone.out", CloneOut},

@@ -99,6 +99,7 @@ void AddmmOut(KernelArgs& a);
 void ConvolutionOut(KernelArgs& a);
 void PermuteCopyOut(KernelArgs& a);  // kernels_copy.cc
 void ViewCopyOut(KernelArgs& a);
+void EtView(KernelArgs& a);
 void ExpandCopyOut(KernelArgs& a);
 void AliasCopyOut(KernelArgs& a);
 void CloneOut(KernelArgs& a);

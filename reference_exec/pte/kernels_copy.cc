@@ -1,6 +1,8 @@
 // Operators that move elements without arithmetic (docs/formats/pte.md §7):
 // permute_copy, view_copy, expand_copy, alias_copy, clone, full_like and the
-// dim_order copies, which also change the layout and cast the dtype.
+// dim_order copies, which also change the layout and cast the dtype; and
+// et_view, which moves no element at all.
+#include <algorithm>
 #include <cstring>
 
 #include "reference_exec/pte/broadcast.h"
@@ -98,14 +100,11 @@ void PermuteCopyOut(KernelArgs& a) {
               ContiguousStrides(shape));
 }
 
-void ViewCopyOut(KernelArgs& a) {
-  a.ExpectCount(4);  // self, size, out, ret
-  Tensor& x = a.TensorArg(0);
-  std::vector<int64_t> shape = a.IntListArg(1);
-  Tensor& out = a.TensorArg(2);
-  RequireSameDType(a, x, out);
-  RequireContiguous(a, x, out);
-  // One -1 is inferred from the element count (§7).
+namespace {
+
+// The shape `size` gives `x`'s elements, one -1 inferred from the element
+// count (§7); the count must not change.
+std::vector<int64_t> ViewShape(const KernelArgs& a, const Tensor& x, std::vector<int64_t> shape) {
   std::optional<size_t> inferred;
   uint64_t known = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -126,8 +125,38 @@ void ViewCopyOut(KernelArgs& a) {
   if (known != x.numel())
     Invalid(Str(a.op(), ": ", ShapeText(shape), " holds ", known, " elements, self ",
                 ShapeText(x.sizes), " has ", x.numel()));
-  a.Resize(out, shape);
+  return shape;
+}
+
+}  // namespace
+
+void ViewCopyOut(KernelArgs& a) {
+  a.ExpectCount(4);  // self, size, out, ret
+  Tensor& x = a.TensorArg(0);
+  const std::vector<int64_t> shape = a.IntListArg(1);
+  Tensor& out = a.TensorArg(2);
+  RequireSameDType(a, x, out);
+  RequireContiguous(a, x, out);
+  a.Resize(out, ViewShape(a, x, shape));
   if (x.nbytes() != 0) std::memmove(a.Data(out), a.Data(x), x.nbytes());
+}
+
+// A view copies nothing: out takes self's shape as `size` says and points at
+// self's data, wherever out was planned (docs/formats/pte.md PTE-66).
+void EtView(KernelArgs& a) {
+  a.ExpectCount(3);  // self, size, out: no return value
+  Tensor& x = a.TensorArg(0);
+  const std::vector<int64_t> shape = a.IntListArg(1);
+  Tensor& out = a.TensorArg(2);
+  RequireSameDType(a, x, out);
+  RequireContiguous(a, x, out);
+  if (shape.size() != out.rank())
+    Invalid(Str(a.op(), ": size ", ShapeText(shape), " for the rank ", out.rank(), " out (value ",
+                out.value, ")"));
+  a.Resize(out, ViewShape(a, x, shape));
+  out.data = a.Data(x);
+  // Writing out later writes self's bytes: out can grow no further than they go.
+  out.capacity_numel = std::min(out.capacity_numel, x.capacity_numel);
 }
 
 void ExpandCopyOut(KernelArgs& a) {

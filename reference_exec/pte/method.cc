@@ -444,6 +444,25 @@ std::vector<uint32_t> Method::TensorValuesOf(Position at) const {
   return out;
 }
 
+std::vector<uint32_t> Method::WrittenTensorValuesOf(Position at) const {
+  std::vector<uint32_t> out;
+  const fb::Instruction* ins = InstructionAt(at);
+  const auto* call = ins != nullptr ? ins->instr_args_as_KernelCall() : nullptr;
+  if (call == nullptr || call->args()->size() == 0) return out;
+  const int32_t ret = call->args()->Get(call->args()->size() - 1);
+  const Value& value = values_[static_cast<size_t>(ret)];
+  if (value.type == KernelTypes::Tensor) {
+    out.push_back(static_cast<uint32_t>(ret));
+  } else if (value.type == KernelTypes::TensorList) {
+    for (const int32_t item :
+         *SerializedValue(plan_, static_cast<uint32_t>(ret)).val_as_TensorList()->items()) {
+      if (values_[static_cast<size_t>(item)].type == KernelTypes::Tensor)
+        out.push_back(static_cast<uint32_t>(item));
+    }
+  }
+  return out;
+}
+
 bool Method::Defined(uint32_t value) const {
   return value < values_.size() && values_[value].type == KernelTypes::Tensor &&
          defined_[values_[value].tensor];

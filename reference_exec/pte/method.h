@@ -61,6 +61,9 @@ class Method {
   // arguments, or a JumpFalse condition), their bytes now, and where the
   // last kernel that wrote each one ran.
   std::vector<uint32_t> TensorValuesOf(Position at) const;
+  // The tensors an instruction writes: a KernelCall's return value, or the
+  // tensors of its TensorList (§7).
+  std::vector<uint32_t> WrittenTensorValuesOf(Position at) const;
   const Tensor* TensorOf(uint32_t value) const;
   std::span<const uint8_t> BytesOf(uint32_t value) const;
   const std::vector<Tensor>& tensors() const { return tensors_; }

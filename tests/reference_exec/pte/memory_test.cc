@@ -101,6 +101,97 @@ TEST(PteMemory, ReuseAfterTheLastReadIsNoDifference) {
   EXPECT_EQ(Values(r.outputs[0]), (std::vector<double>{6, 12, 18, 24}));
 }
 
+// Builds `recipe` with each planned tensor named first in `share` on the
+// bytes of the one named second, as the memory planner places them.
+model::File BuildSharing(const nlohmann::json& recipe,
+                         const std::vector<std::pair<std::string, std::string>>& share) {
+  RecipeFiles files = BuildRecipeFiles(recipe);
+  const auto& names = files.value_names.at(0);
+  for (const auto& [moved, onto] : share) {
+    TensorOfValue(files.program, names.at(moved)).allocation =
+        TensorOfValue(files.program, names.at(onto)).allocation;
+  }
+  return files.program;
+}
+
+// Validates `file` (it must be clean) and runs it in both memory modes,
+// planned checked against separate.
+RunResult RunBothModes(const model::File& file, const std::vector<HostTensor>& inputs) {
+  const Built built = Load(file, std::nullopt);
+  EXPECT_TRUE(built.program.has_value()) << testing::PrintToString(built.errors);
+  if (!built.program) return {};
+  return exec::Run(*built.program, *built.program->FindPlan(""), inputs, RunOptions{});
+}
+
+// PTE-66: x = a + a; v = et_view(x, [2, 2]); y = v * v; z = x + x, with v on
+// x's bytes, as the planner places a view, and live with x.
+TEST(PteMemory, AViewOnItsBasesBytesRunsIdenticallyInBothModes) {
+  const nlohmann::json recipe = Plan(
+      R"([{"name": "a", "tensor": {"dtype": "float", "sizes": [4]}},
+          {"name": "alpha", "int": 1},
+          {"name": "x", "tensor": {"dtype": "float", "sizes": [4]}},
+          {"name": "size", "int_list": [2, 2]},
+          {"name": "v", "tensor": {"dtype": "float", "sizes": [2, 2]}},
+          {"name": "y", "tensor": {"dtype": "float", "sizes": [2, 2]}},
+          {"name": "z", "tensor": {"dtype": "float", "sizes": [4]}}])",
+      R"(["a"])", R"(["y", "z"])",
+      R"([{"kernel": "aten::add.out", "args": ["a", "a", "alpha", "x"]},
+          {"kernel": "executorch_prim::et_view.default", "args": ["x", "size", "v"], "ret": null},
+          {"kernel": "aten::mul.out", "args": ["v", "v", "y"]},
+          {"kernel": "aten::add.out", "args": ["x", "x", "alpha", "z"]}])");
+  const auto r = RunBothModes(BuildSharing(recipe, {{"v", "x"}}), {Floats({4}, {1, 2, 3, 4})});
+  ASSERT_FALSE(r.failure) << Describe(r);
+  ASSERT_FALSE(r.difference) << Describe(r);
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(r.outputs[0].tensor.sizes, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(Values(r.outputs[0]), (std::vector<double>{4, 16, 36, 64}));  // (2a)^2
+  EXPECT_EQ(Values(r.outputs[1]), (std::vector<double>{4, 8, 12, 16}));   // 4a
+}
+
+// PTE-66: y = x * x in place of x, which nothing reads after; z = y + y.
+TEST(PteMemory, AnInPlaceResultRunsIdenticallyInBothModes) {
+  const nlohmann::json recipe =
+      Plan(R"([{"name": "a", "tensor": {"dtype": "float", "sizes": [4]}},
+               {"name": "alpha", "int": 1},
+               {"name": "x", "tensor": {"dtype": "float", "sizes": [4]}},
+               {"name": "y", "tensor": {"dtype": "float", "sizes": [4]}},
+               {"name": "z", "tensor": {"dtype": "float", "sizes": [4]}}])",
+           R"(["a"])", R"(["z"])",
+           R"([{"kernel": "aten::add.out", "args": ["a", "a", "alpha", "x"]},
+               {"kernel": "aten::mul.out", "args": ["x", "x", "y"]},
+               {"kernel": "aten::add.out", "args": ["y", "y", "alpha", "z"]}])");
+  const auto r = RunBothModes(BuildSharing(recipe, {{"y", "x"}}), {Floats({4}, {1, 2, 3, 4})});
+  ASSERT_FALSE(r.failure) << Describe(r);
+  ASSERT_FALSE(r.difference) << Describe(r);
+  EXPECT_EQ(Values(r.outputs[0]), (std::vector<double>{8, 32, 72, 128}));  // 2 (2a)^2
+}
+
+// A tensor written on a live view's bytes is an overlap the validator
+// reports and the oracle shows: z = v + v reads what w = a * a wrote.
+TEST(PteMemory, ATensorOnALiveViewsBytesDiffers) {
+  const nlohmann::json recipe = Plan(
+      R"([{"name": "a", "tensor": {"dtype": "float", "sizes": [4]}},
+          {"name": "alpha", "int": 1},
+          {"name": "x", "tensor": {"dtype": "float", "sizes": [4]}},
+          {"name": "size", "int_list": [2, 2]},
+          {"name": "v", "tensor": {"dtype": "float", "sizes": [2, 2]}},
+          {"name": "w", "tensor": {"dtype": "float", "sizes": [4]}},
+          {"name": "z", "tensor": {"dtype": "float", "sizes": [2, 2]}}])",
+      R"(["a"])", R"(["w", "z"])",
+      R"([{"kernel": "aten::add.out", "args": ["a", "a", "alpha", "x"]},
+          {"kernel": "executorch_prim::et_view.default", "args": ["x", "size", "v"], "ret": null},
+          {"kernel": "aten::mul.out", "args": ["a", "a", "w"]},
+          {"kernel": "aten::add.out", "args": ["v", "v", "alpha", "z"]}])");
+  const model::File file = BuildSharing(recipe, {{"v", "x"}, {"w", "x"}});
+  const Built built = Load(file, std::nullopt, /*allow_memory_plan_errors=*/true);
+  ASSERT_TRUE(built.program.has_value()) << testing::PrintToString(built.errors);
+  EXPECT_EQ(built.errors, (std::vector<std::string>{"pte.memory.live_overlap"}));
+  const auto r = exec::Run(*built.program, *built.program->FindPlan(""),
+                           {Floats({4}, {1, 2, 3, 4})}, RunOptions{});
+  ASSERT_TRUE(r.difference) << Describe(r);
+  EXPECT_EQ(r.difference->instruction, "chain 0 instruction 3 (aten::add.out)");
+}
+
 // Five float tensors of 4 elements (x, y, s, p, z): 80 bytes in separate
 // buffers, and 80 bytes of arena at 16-byte aligned offsets when planned.
 TEST(PteMemory, TensorBytesLimitAtAndAbove) {
