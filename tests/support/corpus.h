@@ -29,8 +29,6 @@ struct KnownFailure {
 inline constexpr KnownFailure kKnownFailures[] = {
     {"neff/trn1_pax_stream_256k_fd1k.neff", "neff.tar.entry_type",
      "issue 31 item 1: pax extended headers are read as unknown entries"},
-    {"pte/bimapp__proposed_model_full.pte", "pte.memory.live_overlap",
-     "issue 31 item 4: a view shares its base's storage"},
 };
 
 inline bool IsKnownFailure(const std::filesystem::path& file) {
