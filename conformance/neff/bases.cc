@@ -110,12 +110,22 @@ Spec WriteupSpec() {
   return spec;
 }
 
+Spec PaxSpec() {
+  Spec spec = StreamSpec();
+  spec.name = "pax.neff";
+  spec.dialect = Dialect::kPax;
+  spec.stamp = {.mtime = 1733202382, .owner = ""};
+  spec.hash_order = HashOrder::kPlain;
+  return spec;
+}
+
 std::vector<NamedBase> Bases() {
   std::vector<NamedBase> bases;
   for (auto [name, spec] : {std::pair{"stream", StreamSpec()},
                             {"lnc2", Lnc2Spec()},
                             {"plain", PlainSpec()},
-                            {"writeup", WriteupSpec()}}) {
+                            {"writeup", WriteupSpec()},
+                            {"pax", PaxSpec()}}) {
     Neff neff = Build(spec);
     bases.push_back({name, std::move(spec), std::move(neff)});
   }

@@ -45,7 +45,12 @@ Spec PlainSpec();
 // of float16 rows through partitions 4 to 11.
 Spec WriteupSpec();
 
-// In a fixed order: "stream", "lnc2", "plain", "writeup".
+// T1-stream as neuronx-cc 2.0 wrote it (§1.5): a pax extended header with
+// the member's times before every member, the packaging time in the
+// members' mtime and no owner names, and the plain hash order.
+Spec PaxSpec();
+
+// In a fixed order: "stream", "lnc2", "plain", "writeup", "pax".
 std::vector<NamedBase> Bases();
 
 }  // namespace accelcheck::neff::conformance

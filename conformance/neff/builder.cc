@@ -709,6 +709,7 @@ Neff Build(const Spec& spec) {
   Neff neff;
   neff.header = HeaderOf(spec);
   neff.dialect = spec.dialect;
+  neff.stamp = spec.stamp;
   neff.hash_order = spec.hash_order;
   neff.compression = spec.compression;
   std::vector<Member>& members = neff.members;
@@ -729,6 +730,10 @@ Neff Build(const Spec& spec) {
     SubgraphWriter(spec, blocks, i).Write(members);
   }
   Order(members, spec.neff_json_last);
+  if (spec.dialect == Dialect::kPax) {
+    const std::string time = Str(spec.stamp.mtime, ".593741376");
+    for (Member& m : members) m.pax = {{"ctime", time}, {"atime", time}, {"mtime", time}};
+  }
   return neff;
 }
 

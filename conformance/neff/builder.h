@@ -125,6 +125,10 @@ struct Spec {
   // their three files join the first subgraph (NEFF-44).
   std::vector<std::string> activation_sets;
   Dialect dialect = Dialect::kUstar;
+  // In the pax dialect every member's extended header holds its ctime,
+  // atime and mtime: the stamp's mtime with a fraction, as neuronx-cc 2.0
+  // writes them (§1.5).
+  TarStamp stamp;
   HashOrder hash_order = HashOrder::kWordReversed;
   Compression compression = Compression::kGzip;
   bool directory_entries = false;  // a `sgNN/` entry before each subgraph (GNU tar's example)

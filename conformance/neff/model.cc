@@ -33,10 +33,12 @@ Package ToPackage(const Neff& neff) {
   Package package;
   package.header = neff.header;
   package.dialect = neff.dialect;
+  package.stamp = neff.stamp;
   package.hash_order = neff.hash_order;
   package.compression = neff.compression;
   for (const Member& member : neff.members) {
-    package.entries.push_back({member.name, Bytes(member), member.typeflag, member.linkname});
+    package.entries.push_back(
+        {member.name, Bytes(member), member.typeflag, member.linkname, member.pax});
   }
   return package;
 }
@@ -47,10 +49,11 @@ Neff FromPackage(const Package& package) {
   Neff neff;
   neff.header = package.header;
   neff.dialect = package.dialect;
+  neff.stamp = package.stamp;
   neff.hash_order = package.hash_order;
   neff.compression = package.compression;
   for (const TarEntry& entry : package.entries) {
-    Member member{entry.name, entry.data, {}, entry.typeflag, entry.linkname};
+    Member member{entry.name, entry.data, {}, entry.typeflag, entry.linkname, entry.pax};
     if (entry.name.ends_with(".json")) {
       if (std::optional<Json> json = ParseJson(entry.data)) {
         for (const JsonLayout& layout : kLayouts) {

@@ -39,12 +39,14 @@ struct Member {
   JsonLayout layout = {};  // for a JSON member
   char typeflag = '0';
   std::string linkname = "";
+  PaxRecords pax = {};  // its pax header's records, in the pax dialect (§1.5)
   bool operator==(const Member&) const = default;
 };
 
 struct Neff {
   Header header;
   Dialect dialect = Dialect::kUstar;
+  TarStamp stamp;
   HashOrder hash_order = HashOrder::kWordReversed;
   Compression compression = Compression::kGzip;
   std::vector<Member> members;

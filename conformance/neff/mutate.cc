@@ -257,6 +257,14 @@ std::optional<std::pair<std::string, Json*>> VarOfType(Ctx& c, std::string_view 
 
 // --- tar patches ---
 
+// The first member holding bytes: its index (that of its entry).
+std::optional<size_t> FirstNonEmpty(const Neff& n) {
+  for (size_t i = 0; i < n.members.size(); ++i) {
+    if (n.members[i].typeflag == '0' && !Bytes(n.members[i]).empty()) return i;
+  }
+  return std::nullopt;
+}
+
 void SetOctal(Buffer& tar, uint64_t at, uint64_t length, uint64_t value) {
   std::string digits(length - 1, '0');
   for (uint64_t i = length - 1; i-- > 0 && value != 0; value /= 8) digits[i] = '0' + value % 8;
@@ -433,6 +441,38 @@ std::vector<Change> Changes() {
   });
   add(rules::kTarEnd, [](Ctx& c) -> Result {
     c.tar_patch = [](WrittenTar& t) { return t.bytes.resize(t.bytes.size() + 512, 0x01), true; };
+    return true;
+  });
+  add(rules::kTarPax, [](Ctx& c) -> Result {
+    // The first record's length one too large: it no longer ends at its
+    // newline (NEFF-57).
+    c.neff.dialect = Dialect::kPax;
+    c.tar_patch = [](WrittenTar& t) {
+      if (t.pax_headers.empty()) return false;
+      const uint64_t data = t.pax_headers[0] + kTarBlock;
+      const auto space = std::find(t.bytes.begin() + data, t.bytes.end(), ' ');
+      if (space == t.bytes.end() || space == t.bytes.begin() + data) return false;
+      uint8_t& last_digit = *(space - 1);
+      last_digit = last_digit == '9' ? '8' : last_digit + 1;
+      return true;
+    };
+    return true;
+  });
+  add(rules::kTarPaxSize, [](Ctx& c) -> Result {
+    // A size record of the member's true size, and a size field one short,
+    // which a reader ignoring pax would take (NEFF-58).
+    const std::optional<size_t> index = FirstNonEmpty(c.neff);
+    if (!index) return No("no member holds bytes");
+    c.neff.dialect = Dialect::kPax;
+    Member& member = c.neff.members[*index];
+    const uint64_t size = Bytes(member).size();
+    member.pax.emplace_back("size", Str(size));
+    c.tar_patch = [index = *index, size](WrittenTar& t) {
+      if (index >= t.headers.size()) return false;
+      SetOctal(t.bytes, t.headers[index] + tar_field::kSize.at, 12, size - 1);
+      RewriteTarChecksum(t.bytes, t.headers[index]);
+      return true;
+    };
     return true;
   });
   add(rules::kTarEntryType, [](Ctx& c) -> Result {
@@ -1085,7 +1125,7 @@ std::vector<Change> Changes() {
 // The file of a changed NEFF: its package written with the patches.
 std::optional<Buffer> Write(const Ctx& c) {
   const Package package = ToPackage(c.neff);
-  WrittenTar tar = WriteTar(package.entries, package.dialect);
+  WrittenTar tar = WriteTar(package.entries, package.dialect, package.stamp);
   if (c.tar_patch && !c.tar_patch(tar)) return std::nullopt;
   Buffer payload = package.compression == Compression::kGzip
                        ? accelcheck::conformance::Gzip(tar.bytes)

@@ -92,7 +92,8 @@ std::optional<std::pair<std::string_view, std::string_view>> UstarSplit(std::str
 // One header block; `name` is what goes into the name field (and the prefix
 // when `prefix` is not empty).
 std::vector<uint8_t> HeaderBlock(std::string_view name, std::string_view prefix, uint64_t size,
-                                 char typeflag, std::string_view linkname, Dialect dialect) {
+                                 char typeflag, std::string_view linkname, Dialect dialect,
+                                 const TarStamp& stamp) {
   std::vector<uint8_t> block(kTarBlock, 0);
   const std::span<uint8_t> b(block);
   using namespace tar_field;
@@ -101,7 +102,7 @@ std::vector<uint8_t> HeaderBlock(std::string_view name, std::string_view prefix,
   PutOctal(b, kUid, 1000, 6, std::string_view(" \0", 2));
   PutOctal(b, kGid, 1000, 6, std::string_view(" \0", 2));
   PutOctal(b, kSize, size, 11, " ");
-  PutOctal(b, kMtime, 0, 11, " ");
+  PutOctal(b, kMtime, stamp.mtime, 11, " ");
   block[kTypeflag.at] = static_cast<uint8_t>(typeflag);
   PutText(b, kLinkname, linkname);
   PutText(b, kMagic,
@@ -109,8 +110,8 @@ std::vector<uint8_t> HeaderBlock(std::string_view name, std::string_view prefix,
                                    : std::string_view("ustar\0"
                                                       "00",
                                                       8));
-  PutText(b, kUname, "nobody");
-  PutText(b, kGname, "nobody");
+  PutText(b, kUname, stamp.owner);
+  PutText(b, kGname, stamp.owner);
   PutOctal(b, kDevmajor, 0, 6, std::string_view(" \0", 2));
   PutOctal(b, kDevminor, 0, 6, std::string_view(" \0", 2));
   PutText(b, kPrefix, prefix);
@@ -121,6 +122,34 @@ std::vector<uint8_t> HeaderBlock(std::string_view name, std::string_view prefix,
 void AppendData(std::vector<uint8_t>& out, ByteView data) {
   out.insert(out.end(), data.begin(), data.end());
   out.resize(RoundUp(out.size(), kTarBlock), 0);
+}
+
+// libarchive's name for the extended header of `name`: `PaxHeader/` before
+// its last component (a directory's trailing '/' dropped), cut to the
+// name field.
+std::string PaxHeaderName(std::string_view name) {
+  if (name.ends_with('/')) name.remove_suffix(1);
+  const size_t slash = name.rfind('/');
+  const std::string full = slash == std::string_view::npos
+                               ? Str("PaxHeader/", name)
+                               : Str(name.substr(0, slash), "/PaxHeader/", name.substr(slash + 1));
+  return full.substr(0, tar_field::kName.length);
+}
+
+// The records of `entry`'s extended header: its own, else its times as the
+// stamp gives them; with a path record first when the header cannot hold
+// its name.
+std::string PaxData(const TarEntry& entry, const TarStamp& stamp, bool name_fits) {
+  PaxRecords records = entry.pax;
+  if (records.empty()) {
+    for (const char* key : {"ctime", "atime", "mtime"}) records.emplace_back(key, Str(stamp.mtime));
+  }
+  const bool has_path =
+      std::any_of(records.begin(), records.end(), [](const auto& r) { return r.first == "path"; });
+  if (!name_fits && !has_path) records.insert(records.begin(), {"path", entry.name});
+  std::string data;
+  for (const auto& [key, value] : records) data += PaxRecordText(key, value);
+  return data;
 }
 
 }  // namespace
@@ -201,17 +230,33 @@ Header DecodeHeader(ByteView file) {
   return h;
 }
 
-WrittenTar WriteTar(const std::vector<TarEntry>& entries, Dialect dialect) {
+std::string PaxRecordText(std::string_view key, std::string_view value) {
+  const uint64_t body = key.size() + value.size() + 3;  // ' ', '=', '\n'
+  uint64_t length = body + 1;
+  while (Str(length).size() + body != length) ++length;
+  return Str(length, " ", key, "=", value, "\n");
+}
+
+WrittenTar WriteTar(const std::vector<TarEntry>& entries, Dialect dialect, const TarStamp& stamp) {
   WrittenTar tar;
   for (const TarEntry& entry : entries) {
     std::string_view name = entry.name;
     std::string_view prefix;
-    if (name.size() > tar_field::kName.length) {
+    const bool name_fits = name.size() <= tar_field::kName.length;
+    if (dialect == Dialect::kPax) {
+      const std::string data = PaxData(entry, stamp, name_fits);
+      tar.pax_headers.push_back(tar.bytes.size());
+      const std::vector<uint8_t> header =
+          HeaderBlock(PaxHeaderName(entry.name), "", data.size(), 'x', "", Dialect::kUstar, stamp);
+      tar.bytes.insert(tar.bytes.end(), header.begin(), header.end());
+      AppendData(tar.bytes, AsBytes(data));
+    }
+    if (!name_fits) {
       if (dialect == Dialect::kGnu) {
         std::vector<uint8_t> long_name(entry.name.begin(), entry.name.end());
         long_name.push_back(0);
         const std::vector<uint8_t> record =
-            HeaderBlock("././@LongLink", "", long_name.size(), 'L', "", dialect);
+            HeaderBlock("././@LongLink", "", long_name.size(), 'L', "", dialect, stamp);
         tar.bytes.insert(tar.bytes.end(), record.begin(), record.end());
         AppendData(tar.bytes, long_name);
         name = name.substr(0, tar_field::kName.length);
@@ -224,7 +269,8 @@ WrittenTar WriteTar(const std::vector<TarEntry>& entries, Dialect dialect) {
     }
     tar.headers.push_back(tar.bytes.size());
     const std::vector<uint8_t> header =
-        HeaderBlock(name, prefix, entry.data.size(), entry.typeflag, entry.linkname, dialect);
+        HeaderBlock(name, prefix, entry.data.size(), entry.typeflag, entry.linkname,
+                    dialect == Dialect::kGnu ? Dialect::kGnu : Dialect::kUstar, stamp);
     tar.bytes.insert(tar.bytes.end(), header.begin(), header.end());
     AppendData(tar.bytes, entry.data);
   }
@@ -237,7 +283,7 @@ void RewriteTarChecksum(std::span<uint8_t> tar, uint64_t header) {
 }
 
 std::vector<uint8_t> Payload(const Package& package) {
-  std::vector<uint8_t> payload = WriteTar(package.entries, package.dialect).bytes;
+  std::vector<uint8_t> payload = WriteTar(package.entries, package.dialect, package.stamp).bytes;
   if (package.compression == Compression::kGzip) payload = accelcheck::conformance::Gzip(payload);
   payload.resize(RoundUp(payload.size(), package.pad_block), 0);
   return payload;
@@ -280,6 +326,31 @@ uint64_t PadBlockFor(uint64_t stream, uint64_t payload) {
   if (RoundUp(stream, kPadBlock) == payload) return kPadBlock;
   if (stream == payload) return 0;
   return payload;
+}
+
+// An octal field as the writer formats it (the reader has checked it).
+uint64_t OctalField(ByteView block, TarField field) {
+  uint64_t value = 0;
+  for (uint64_t i = 0; i < field.length && block[field.at + i] >= '0' && block[field.at + i] <= '7';
+       ++i) {
+    value = value * 8 + (block[field.at + i] - '0');
+  }
+  return value;
+}
+
+std::string_view AsText(ByteView bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// The records of a pax header's data (the reader has checked them).
+PaxRecords Records(ByteView pax) {
+  PaxRecords records;
+  uint64_t at = 0;
+  std::string problem;
+  while (const auto r = tar::NextPaxRecord(pax, &at, &problem)) {
+    records.emplace_back(std::string(r->key), std::string(r->value));
+  }
+  return records;
 }
 
 std::optional<Package> Fail(std::string* error, std::string message) {
@@ -331,8 +402,13 @@ std::optional<Package> ReadPackage(ByteView file, std::string* error) {
   }
   if (package.compression == Compression::kNone) stream = WrittenTarLength(archive);
   package.pad_block = PadBlockFor(stream, data_size);
-  if (!archive.members.empty() && archive.members.front().dialect == tar::Dialect::kGnu) {
-    package.dialect = Dialect::kGnu;
+  if (!archive.members.empty()) {
+    const tar::Member& first = archive.members.front();
+    if (first.dialect == tar::Dialect::kGnu) package.dialect = Dialect::kGnu;
+    if (first.pax_header) package.dialect = Dialect::kPax;
+    const ByteView block = tar_bytes.subspan(first.header, kTarBlock);
+    package.stamp.mtime = OctalField(block, tar_field::kMtime);
+    package.stamp.owner = FieldText(block.subspan(tar_field::kUname.at, tar_field::kUname.length));
   }
   for (const tar::Member& m : archive.members) {
     const ByteView block = tar_bytes.subspan(m.header, kTarBlock);
@@ -340,7 +416,12 @@ std::optional<Package> ReadPackage(ByteView file, std::string* error) {
     entry.name = m.stored;
     entry.data.assign(m.data.begin(), m.data.end());
     entry.typeflag = static_cast<char>(block[tar_field::kTypeflag.at]);
-    entry.linkname = FieldText(block.subspan(tar_field::kLinkname.at, tar_field::kLinkname.length));
+    entry.linkname = m.linkname;
+    // Records the writer would write by itself read back as none.
+    const bool name_fits = entry.name.size() <= tar_field::kName.length;
+    if (m.pax_header && AsText(m.pax) != PaxData(entry, package.stamp, name_fits)) {
+      entry.pax = Records(m.pax);
+    }
     package.entries.push_back(std::move(entry));
   }
 

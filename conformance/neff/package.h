@@ -73,7 +73,9 @@ struct Header {
 std::string FieldText(std::span<const uint8_t> field);
 void SetFieldText(std::span<uint8_t> field, std::string_view text);
 
-enum class Dialect { kUstar, kGnu };
+// kPax: ustar headers, each member's preceded by a pax extended header
+// ('x') as neuronx-cc 2.0 writes them (§1.5).
+enum class Dialect { kUstar, kGnu, kPax };
 // kWordReversed: each 32-bit word of the digest byte-reversed, as in every
 // real file; kPlain: the digest as computed (§1.3).
 enum class HashOrder { kWordReversed, kPlain };
@@ -91,15 +93,33 @@ std::vector<uint8_t> EncodeHeader(const Header& header, uint64_t data_size, cons
 // data_size and hash as stored.
 Header DecodeHeader(ByteView file);
 
+// The records of a pax extended header, in order: (keyword, value).
+using PaxRecords = std::vector<std::pair<std::string, std::string>>;
+
 // One archive entry. `typeflag` is written as is: '0' a file, '5' a
-// directory (its name ending in '/'), anything else for mutations.
+// directory (its name ending in '/'), anything else for mutations. `pax`:
+// the records of its extended header in the pax dialect, written as they
+// are (none: its times, and its path when the header cannot hold it).
 struct TarEntry {
   std::string name;
   std::vector<uint8_t> data;
   char typeflag = '0';
   std::string linkname = "";
+  PaxRecords pax = {};
   bool operator==(const TarEntry&) const = default;
 };
+
+// The header fields every entry shares: mtime, and uname and gname (the
+// same name). Real files: 0 and nobody; neuronx-cc 2.0's pax archives: the
+// packaging time and no names (§1.5).
+struct TarStamp {
+  uint64_t mtime = 0;
+  std::string owner = "nobody";
+  bool operator==(const TarStamp&) const = default;
+};
+
+// One pax record: its decimal length counts the whole record (§1.5).
+std::string PaxRecordText(std::string_view key, std::string_view value);
 
 // Header fields of a tar block: offset and length (POSIX ustar).
 struct TarField {
@@ -115,16 +135,21 @@ inline constexpr TarField kName{0, 100}, kMode{100, 8}, kUid{108, 8}, kGid{116, 
 struct WrittenTar {
   std::vector<uint8_t> bytes;
   // Per entry, the offset of its own header block (after a GNU long-name
-  // record), for mutations that patch a field and call RewriteTarChecksum.
+  // record or a pax extended header), for mutations that patch a field and
+  // call RewriteTarChecksum; in the pax dialect, that of its extended header.
   std::vector<uint64_t> headers;
+  std::vector<uint64_t> pax_headers;
 };
 
 // A tar as real files have it (§1.5): fields formatted as their writer does,
 // uid and gid 1000, nobody/nobody, mode 0664 (0775 for a directory), mtime
 // 0, ending with exactly two zero blocks. A name over 100 bytes goes to
 // ustar's prefix and name when a '/' splits it so (else it is cut to 100
-// bytes), and to a `././@LongLink` 'L' record in GNU tar.
-WrittenTar WriteTar(const std::vector<TarEntry>& entries, Dialect dialect);
+// bytes), to a `././@LongLink` 'L' record in GNU tar, and to a path record
+// in pax. In pax, each entry's extended header is named
+// `<dir>/PaxHeader/<name>` after it, as libarchive names it.
+WrittenTar WriteTar(const std::vector<TarEntry>& entries, Dialect dialect,
+                    const TarStamp& stamp = {});
 
 // Writes the checksum of the header block at `header` of `tar` again.
 void RewriteTarChecksum(std::span<uint8_t> tar, uint64_t header);
@@ -133,6 +158,7 @@ struct Package {
   Header header;
   std::vector<TarEntry> entries;
   Dialect dialect = Dialect::kUstar;
+  TarStamp stamp;
   HashOrder hash_order = HashOrder::kWordReversed;
   Compression compression = Compression::kGzip;
   uint64_t pad_block = kPadBlock;  // the payload is zero-padded to a multiple (0 or 1: none)
@@ -155,8 +181,9 @@ std::vector<uint8_t> WritePackage(const Package& package);
 // pkg_version, in `order`.
 void Reseal(std::vector<uint8_t>& file, HashOrder order);
 
-// The package of a NEFF file: header fields, members, dialect, hash order
-// and compression. data_size and hash read back as "computed" when they are
+// The package of a NEFF file: header fields, members (each with the records
+// of its pax header), dialect, the first member's stamp, hash order and
+// compression. data_size and hash read back as "computed" when they are
 // the computed values, and as stored otherwise. Nothing, with `error`, when
 // the payload is neither a gzip member nor a tar, the bytes after a gzip
 // member are not zero, or the archive has a problem the core tar reader

@@ -111,7 +111,7 @@ void CheckHeaderFields(const Header& h, uint64_t file_size, DiagnosticSink& sink
   }
 }
 
-// The digest with each 32-bit word byte-reversed, as real files store it.
+// The digest with each 32-bit word byte-reversed, as later compilers store it (§1.3).
 template <size_t N>
 std::array<uint8_t, N> WordReversed(const std::array<uint8_t, N>& digest) {
   std::array<uint8_t, N> out = digest;
@@ -157,7 +157,7 @@ void CheckHash(const Header& h, ByteView payload, DiagnosticSink& sink) {
   sink.Report(kHashOrder, Location{fields::kHash.offset, stored.size(), "header.hash"},
               Str("the payload's ", kind, " ", computed, " is stored ",
                   plain ? "in plain byte order" : "with each 32-bit word byte-reversed",
-                  plain ? "" : ", as real files store it"));
+                  plain ? ", as neuronx-cc 2.0 stores it" : ", as later compilers store it"));
   if (md5) {
     const ByteView tail = h.hash.subspan(16);
     const bool zeros = AllZero(tail);
@@ -240,6 +240,10 @@ const Rule& RuleOf(tar::Problem problem) {
       return core_rules::kLimitMembers;
     case tar::Problem::kMemberSize:
       return core_rules::kLimitMemberSize;
+    case tar::Problem::kPax:
+      return kTarPax;
+    case tar::Problem::kPaxSize:
+      return kTarPaxSize;
   }
   return kTarTruncated;
 }

@@ -95,7 +95,7 @@ struct Container {
 
 // The header checks that need only the header (NEFF-1 to NEFF-8, NEFF-12,
 // NEFF-13), the hash (NEFF-7), the payload (NEFF-14, NEFF-15) and the tar
-// (NEFF-16 to NEFF-19). Returns the container when the archive was read
+// (NEFF-16 to NEFF-19, NEFF-57, NEFF-58). Returns the container when the archive was read
 // through to its members, whatever else it reported.
 std::optional<Container> ReadContainer(const InputBuffer& input, const ValidateContext& context,
                                        DiagnosticSink& sink);

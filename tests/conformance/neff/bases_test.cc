@@ -276,7 +276,7 @@ TEST(Bases, KeepTheInvariants) {
 
 TEST(Bases, AreSmallAndShowWhatTheyPromise) {
   const std::vector<NamedBase> bases = Bases();
-  ASSERT_EQ(bases.size(), 4u);
+  ASSERT_EQ(bases.size(), 5u);
   for (const NamedBase& base : bases) {
     EXPECT_LE(Write(base.neff).size(), base.name == "plain" ? 65536u : 21504u) << base.name;
   }
@@ -318,6 +318,20 @@ TEST(Bases, AreSmallAndShowWhatTheyPromise) {
   const std::string writeup_sp = JsonOf(writeup, "sg00/sp.json")->dump();
   EXPECT_EQ(writeup_sp.find("num_tiling_dimensions"), std::string::npos);
   EXPECT_NE(writeup_sp.find("\"from\":\"x\""), std::string::npos);
+
+  // §1.5: neuronx-cc 2.0's pax archive, each member's times in its records.
+  const Neff& pax = bases[4].neff;
+  EXPECT_EQ(pax.dialect, Dialect::kPax);
+  EXPECT_EQ(pax.hash_order, HashOrder::kPlain);
+  EXPECT_EQ(pax.stamp.owner, "");
+  for (const Member& m : pax.members) {
+    ASSERT_EQ(m.pax.size(), 3u) << m.name;
+    EXPECT_EQ(m.pax[2].first, "mtime");
+  }
+  std::string error;
+  const auto read = Read(Write(pax), &error);
+  ASSERT_TRUE(read) << error;
+  EXPECT_EQ(*read, pax);
 }
 
 TEST(Builder, RefusesABlockOnAnUndeclaredQueue) {

@@ -22,7 +22,8 @@ using ByteVector = std::vector<uint8_t>;
 
 ByteVector Text(std::string_view text) { return ByteVector(text.begin(), text.end()); }
 
-// A ustar long name splits at its '/'; a GNU one needs no '/'.
+// A ustar long name splits at its '/'; a GNU one (an 'L' record) and a pax
+// one (a path record) need no '/'.
 std::string LongName(Dialect dialect) {
   return dialect == Dialect::kUstar ? std::string(60, 'd') + "/" + std::string(80, 'f') + ".json"
                                     : "sg00/" + std::string(140, 'g') + ".bin";
@@ -36,6 +37,15 @@ std::vector<TarEntry> SampleEntries(Dialect dialect) {
           {"sg00/PE.bin", big},
           {"sg00/empty.bin", {}},
           {LongName(dialect), Text("long")}};
+}
+
+// In pax, entries with records of their own besides those the writer makes.
+std::vector<TarEntry> SampleEntriesWithRecords(Dialect dialect) {
+  std::vector<TarEntry> entries = SampleEntries(dialect);
+  if (dialect != Dialect::kPax) return entries;
+  entries[0].pax = {{"mtime", "1733202382.57374164"}, {"comment", "\u00e9t\u00e9"}};
+  entries[2].pax = {{"size", "3000"}, {"uname", ""}};
+  return entries;
 }
 
 uint64_t U64At(const ByteVector& bytes, uint64_t offset) {
@@ -89,7 +99,7 @@ TEST_P(PackageCombinations, CoreReadersGiveTheEntriesBack) {
   package.dialect = dialect;
   package.compression = compression;
   package.hash_order = order;
-  package.entries = SampleEntries(dialect);
+  package.entries = SampleEntriesWithRecords(dialect);
   const ByteVector file = WritePackage(package);
 
   // data_size is the rest of the file, padded to 10240-byte blocks (§1.2).
@@ -118,6 +128,18 @@ TEST_P(PackageCombinations, CoreReadersGiveTheEntriesBack) {
     EXPECT_EQ(ByteVector(m.data.begin(), m.data.end()), entry.data);
     EXPECT_EQ(m.type, entry.typeflag == '5' ? tar::Type::kDirectory : tar::Type::kFile);
     EXPECT_EQ(m.dialect, dialect == Dialect::kGnu ? tar::Dialect::kGnu : tar::Dialect::kUstar);
+    // In pax, every member's own extended header, with its records or the
+    // writer's: its times, and its path when the header cannot hold it.
+    EXPECT_EQ(m.pax_header.has_value(), dialect == Dialect::kPax);
+    if (dialect == Dialect::kPax) {
+      const std::string records(m.pax.begin(), m.pax.end());
+      EXPECT_EQ(records.find("path=") != std::string::npos, entry.name.size() > 100) << records;
+      EXPECT_EQ(records.find(" ctime=0\n") != std::string::npos, entry.pax.empty()) << records;
+      const ByteView header(tar_bytes.data() + *m.pax_header, 512);
+      EXPECT_EQ(header[156], 'x');
+      EXPECT_NE(std::string(reinterpret_cast<const char*>(header.data()), 100).find("PaxHeader/"),
+                std::string::npos);
+    }
   }
   // Exactly two zero blocks after the last member (§1.5).
   if (compression == Compression::kGzip) {
@@ -132,7 +154,9 @@ TEST_P(PackageCombinations, ReadPackageIsTheInverse) {
   package.dialect = dialect;
   package.compression = compression;
   package.hash_order = order;
-  package.entries = SampleEntries(dialect);
+  package.entries = SampleEntriesWithRecords(dialect);
+  package.stamp = {.mtime = dialect == Dialect::kPax ? 1733202382u : 0u,
+                   .owner = dialect == Dialect::kPax ? "" : "nobody"};
   SetFieldText(package.header.name, "sample.neff");
   package.header.lnc_size = 2;
   package.trailing = {1, 2, 3};
@@ -144,17 +168,19 @@ TEST_P(PackageCombinations, ReadPackageIsTheInverse) {
 
 std::string CombinationName(const testing::TestParamInfo<Combination>& info) {
   const auto [dialect, compression, order] = info.param;
-  return std::string(dialect == Dialect::kGnu ? "Gnu" : "Ustar") +
+  return std::string(dialect == Dialect::kGnu   ? "Gnu"
+                     : dialect == Dialect::kPax ? "Pax"
+                                                : "Ustar") +
          (compression == Compression::kGzip ? "Gzip" : "Uncompressed") +
          (order == HashOrder::kPlain ? "PlainHash" : "WordReversedHash");
 }
 
-INSTANTIATE_TEST_SUITE_P(All, PackageCombinations,
-                         testing::Combine(testing::Values(Dialect::kUstar, Dialect::kGnu),
-                                          testing::Values(Compression::kGzip, Compression::kNone),
-                                          testing::Values(HashOrder::kWordReversed,
-                                                          HashOrder::kPlain)),
-                         CombinationName);
+INSTANTIATE_TEST_SUITE_P(
+    All, PackageCombinations,
+    testing::Combine(testing::Values(Dialect::kUstar, Dialect::kGnu, Dialect::kPax),
+                     testing::Values(Compression::kGzip, Compression::kNone),
+                     testing::Values(HashOrder::kWordReversed, HashOrder::kPlain)),
+    CombinationName);
 
 TEST(Package, HeaderFieldsAtTheirOffsets) {
   Package package;
