@@ -115,8 +115,9 @@ void EditHeader(nc::Neff& neff, Random& rng) {
       break;
     case 13:
       if (rng() & 1) {
-        neff.dialect =
-            neff.dialect == nc::Dialect::kUstar ? nc::Dialect::kGnu : nc::Dialect::kUstar;
+        static const nc::Dialect kDialects[] = {nc::Dialect::kUstar, nc::Dialect::kGnu,
+                                                nc::Dialect::kPax};
+        neff.dialect = Pick(kDialects, rng);
       } else {
         neff.hash_order = neff.hash_order == nc::HashOrder::kPlain ? nc::HashOrder::kWordReversed
                                                                    : nc::HashOrder::kPlain;
@@ -158,7 +159,7 @@ void EditArchive(nc::Neff& neff, Random& rng) {
   if (neff.members.empty()) return;
   const size_t at = rng() % neff.members.size();
   nc::Member& member = neff.members[at];
-  switch (rng() % 6) {
+  switch (rng() % 7) {
     case 0:
       neff.members.erase(neff.members.begin() + static_cast<ptrdiff_t>(at));
       break;
@@ -180,6 +181,16 @@ void EditArchive(nc::Neff& neff, Random& rng) {
     case 5:
       member.name = std::string(90 + rng() % 80, 'a') + "/" + member.name;
       break;
+    case 6: {  // a pax record of its own (§1.5, NEFF-57, NEFF-58)
+      static const char* const kKeys[] = {"path", "size",       "linkpath",         "mtime",
+                                          "uid",  "hdrcharset", "GNU.sparse.major", "comment"};
+      static const char* const kValues[] = {
+          "",     "0",    "1",         "-1.5", "BINARY",
+          "../x", "/abs", "neff.json", "\xff", "18446744073709551616"};
+      neff.dialect = nc::Dialect::kPax;
+      member.pax.emplace_back(Pick(kKeys, rng), Pick(kValues, rng));
+      break;
+    }
   }
 }
 
