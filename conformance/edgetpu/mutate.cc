@@ -1066,8 +1066,12 @@ bool HintsDirection(Ctx& c) {
     return true;
   });
 }
-// Chunk 0 sent a second time, before the closing interrupt.
+// A fully deterministic stream that ends with InterruptHint 1.
 bool HintsGrammar(Ctx& c) {
+  return AppendHint(c, [](Exe&) { return DmaHint::Of(InterruptHint{int16_t{1}}, kOutfeed); });
+}
+// Chunk 0 sent a second time, before the closing interrupt.
+bool HintsOrder(Ctx& c) {
   return WithExe(c, std::nullopt, [&](Target&, Exe& e) {
     Vec<DmaHint>* hints = HintsOf(e);
     if (hints == nullptr || hints->size() < 2) return Decline(c, "too few hints");
@@ -1370,6 +1374,16 @@ bool LayerShapeConvention(Ctx& c) {
     return true;
   });
 }
+// The batch range moved one on: the same count from another start.
+bool LayerShapeStart(Ctx& c) {
+  return WithLayer(c, true, HasShape, [&](LayerAt& at) {
+    Range& batch = (*at.layer->shape->dimension)[0];
+    batch.start += 1;
+    batch.end += 1;
+    c.path = at.path + ".shape.dimension[0].start";
+    return true;
+  });
+}
 
 // Two executions of an output the runtime copies run by run without z
 // padding (path 4 of §6.3); its descriptors move the second one too.
@@ -1646,6 +1660,7 @@ const std::vector<Mutation>& Mutations() {
       {&kHintsChunkIndex, HintsChunkIndex},
       {&kHintsInterruptType, HintsInterruptType},
       {&kHintsGrammar, HintsGrammar},
+      {&kHintsOrder, HintsOrder},
       {&kHintsCoverage, HintsCoverage},
       // The field offsets and DMA hints that named the layer name none.
       {&kLayerName, LayerName, {&kLinkName, &kHintsLayer}},
@@ -1658,6 +1673,7 @@ const std::vector<Mutation>& Mutations() {
       {&kLayerSizeBytes, LayerSizeBytes},
       {&kLayerShape, LayerShape},
       {&kLayerShapeConvention, LayerShapeConvention},
+      {&kLayerShapeStart, LayerShapeStart},
       {&kLayerExecutionCount, LayerExecutionCount},
       {&kLayoutMissing, LayoutMissing},
       {&kLayoutLengths, LayoutLengths},

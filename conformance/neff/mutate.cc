@@ -255,6 +255,25 @@ std::optional<std::pair<std::string, Json*>> VarOfType(Ctx& c, std::string_view 
   return std::nullopt;
 }
 
+// Moves the `side` ("from" or "to") of the first descriptor whose side is a
+// variable of type `from_type` onto a variable of type `to_type` of the same
+// size.
+Result Retarget(Ctx& c, const std::string& side, std::string_view from_type,
+                std::string_view to_type) {
+  std::optional<std::pair<std::string, Json*>> target = VarOfType(c, to_type);
+  if (!target) return No(Str("no ", to_type));
+  const Json size = (*target->second)["size"];
+  DescAt d = FindDesc(c, [&](const Json& desc, const Json& def) {
+    const std::string var = desc.value(side, "");
+    return VarType(def, desc.value(side, Json())) == from_type && def["var"][var]["size"] == size;
+  });
+  if (d.desc == nullptr)
+    return No(Str("no ", side, " side on a ", from_type, " the size of a ", to_type));
+  (*d.desc)[side] = target->first;
+  c.path = Str(d.path, "/", side);
+  return true;
+}
+
 // --- tar patches ---
 
 // The first member holding bytes: its index (that of its entry).
@@ -744,6 +763,13 @@ std::vector<Change> Changes() {
   add(rules::kEngineNames, [](Ctx& c) -> Result {
     std::optional<EngineDoc> e = EngineWithBlocks(c);
     if (!e) return No("no engine");
+    (*e->doc)["instr"] = "Other.bin";
+    c.path = e->json_member + ":/instr";
+    return true;
+  });
+  add(rules::kEngineSelfName, [](Ctx& c) -> Result {
+    std::optional<EngineDoc> e = EngineWithBlocks(c);
+    if (!e) return No("no engine");
     (*e->doc)["name"] = "Other.json";
     c.path = e->json_member + ":/name";
     return true;
@@ -813,6 +839,16 @@ std::vector<Change> Changes() {
     return true;
   });
   add(rules::kDescPatternValues, [](Ctx& c) -> Result {
+    DescAt d = FindDesc(c, [](const Json& desc, const Json&) {
+      return desc.contains("from_sizes") && desc.contains("to_sizes");
+    });
+    if (d.desc == nullptr) return No("no descriptor");
+    (*d.desc)["from_sizes"][0] = 0;
+    (*d.desc)["to_sizes"][0] = 0;
+    c.path = d.path + "/from_sizes/0";
+    return true;
+  });
+  add(rules::kDescFirstStep, [](Ctx& c) -> Result {
     DescAt d = FindDesc(c, [](const Json& desc, const Json&) { return desc.contains("to_steps"); });
     if (d.desc == nullptr) return No("no descriptor");
     (*d.desc)["to_steps"][0] = 0;
@@ -1070,19 +1106,20 @@ std::vector<Change> Changes() {
     c.path = d.path + "/to_dtype";
     return true;
   });
-  add(rules::kDescDirection, [](Ctx& c) -> Result {
-    std::optional<std::pair<std::string, Json*>> input = VarOfType(c, "input");
-    if (!input) return No("no input");
-    const Json size = (*input->second)["size"];
-    DescAt d = FindDesc(c, [&](const Json& desc, const Json& def) {
-      const std::string to = desc.value("to", "");
-      return VarType(def, desc.value("to", J())) == "output" && def["var"][to]["size"] == size;
+  add(rules::kDescCastSameDtype, [](Ctx& c) -> Result {
+    DescAt d = FindDesc(c, [](const Json& desc, const Json&) {
+      return desc.value("op", "copy") == "copy" && !desc.contains("transpose_op") &&
+             !desc.contains("from_arr");
     });
-    if (d.desc == nullptr) return No("no store to an output the size of an input");
-    (*d.desc)["to"] = input->first;
-    c.path = d.path + "/to";
+    if (d.desc == nullptr) return No("no copy");
+    (*d.desc)["op"] = "cast";
+    c.path = d.path + "/to_dtype";
     return true;
   });
+  // NEFF-53: a descriptor's side moved onto a variable of the same size that
+  // moves data the other way.
+  add(rules::kDescDirection, [](Ctx& c) { return Retarget(c, "to", "output", "input"); });
+  add(rules::kDescReadsOutput, [](Ctx& c) { return Retarget(c, "from", "input", "output"); });
   add(rules::kMemberReference, [](Ctx& c) -> Result {
     std::optional<Sub> sg = Subgraph(c);
     if (!sg) return No("no subgraph");

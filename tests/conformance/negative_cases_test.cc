@@ -1,7 +1,9 @@
 // One test per rule per format, generated from the conformance providers
 // (conformance/provider.h): the rule's case applied to the first base that
 // takes it, validated under --strict with the companions it names, reports
-// its rule at its path and no other error but the rules it lists in `also`.
+// its rule at its path and no other error but the rules it lists in `also`;
+// the default profile reports it there too, at the rule's default severity,
+// so that every rule that is an error by default fails a CI gate.
 // A failure names the rule: Rules/NegativeCase.Breaks/pte_plan_name.
 #include <algorithm>
 #include <filesystem>
@@ -62,9 +64,9 @@ void WriteAll(const fs::path& dir, const std::vector<NamedFile>& files) {
   }
 }
 
-DiagnosticSink ValidateStrictly(const Format& format, const std::string& path,
-                                const std::vector<std::string>& companions) {
-  DiagnosticSink sink(Profile{.strict = true}, path);
+DiagnosticSink ValidateIn(const Profile& profile, const Format& format, const std::string& path,
+                          const std::vector<std::string>& companions) {
+  DiagnosticSink sink(profile, path);
   std::string error;
   const std::optional<InputBuffer> input = ReadFileLimited(path, Limits{}.max_file_size, &error);
   EXPECT_TRUE(input) << error;
@@ -98,8 +100,8 @@ TEST_P(NegativeCase, Breaks) {
   for (const std::string& name : result.mutated.companions)
     companions.push_back((dir / name).string());
 
-  const DiagnosticSink sink =
-      ValidateStrictly(*format, (dir / result.mutated.files[0].name).string(), companions);
+  const std::string file = (dir / result.mutated.files[0].name).string();
+  const DiagnosticSink sink = ValidateIn(Profile{.strict = true}, *format, file, companions);
   const std::string& path = result.mutated.path;
   bool reported = false;
   for (const Diagnostic& d : sink.diagnostics()) {
@@ -112,6 +114,16 @@ TEST_P(NegativeCase, Breaks) {
   EXPECT_TRUE(reported) << "expected " << rule.id << " at \"" << path << "\" (base "
                         << result.base->name << "):\n"
                         << Describe(sink);
+
+  const DiagnosticSink by_default = ValidateIn(Profile{}, *format, file, companions);
+  bool reported_by_default = false;
+  for (const Diagnostic& d : by_default.diagnostics()) {
+    if (d.rule != &rule || !PathMatches(d.location.path, path)) continue;
+    reported_by_default = true;
+    EXPECT_EQ(d.severity, rule.severity) << rule.id << " in the default profile";
+  }
+  EXPECT_TRUE(reported_by_default) << "the default profile does not report " << rule.id << ":\n"
+                                   << Describe(by_default);
 }
 
 INSTANTIATE_TEST_SUITE_P(Rules, NegativeCase, ::testing::ValuesIn(AllRuleCases()),

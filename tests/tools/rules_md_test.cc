@@ -53,6 +53,29 @@ TEST(RulesMdTest, EveryRuleHasTheAnchorItsHelpUriNames) {
   EXPECT_GT(rules, 200u);
 }
 
+// The severity policy (docs/ARCHITECTURE.md "Rules"): a rule that is a
+// warning or a note by default says why it is not an error, and an error
+// gives no such reason.
+TEST(RulesMdTest, EveryRuleLessThanAnErrorSaysWhy) {
+  size_t lenient = 0;
+  const auto check = [&](const Rule& rule) {
+    if (rule.severity == Severity::kError) {
+      EXPECT_TRUE(rule.why_not_error.empty())
+          << rule.id << " is an error by default and gives a reason not to be one";
+    } else {
+      ++lenient;
+      EXPECT_GE(rule.why_not_error.size(), 20u)
+          << rule.id << " is a " << SeverityName(rule.severity)
+          << " by default and does not say why it is not an error";
+    }
+  };
+  for (const Rule* rule : core_rules::All()) check(*rule);
+  for (const FormatEntry& entry : Formats()) {
+    for (const Rule* rule : entry.validator.rules()) check(*rule);
+  }
+  EXPECT_GT(lenient, 0u);
+}
+
 // "PTE-22", "TNS-7", "I-B8" in a rule's source name a bold tag of the notes;
 // "§2.5" names a numbered heading.
 std::vector<std::string> MissingCitations(const Rule& rule, const std::string& notes) {

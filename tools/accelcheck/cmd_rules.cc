@@ -62,7 +62,9 @@ std::string TextRules(const std::vector<Section>& sections, bool with_limits) {
       id.resize(width, ' ');
       out +=
           Str("  ", id, "  ", SeverityName(rule->severity), " (strict ", SeverityName(rule->strict),
-              ")  ", CategoryName(rule->category), "  ", rule->title, " [", rule->source, "]\n");
+              ")  ", CategoryName(rule->category), "  ", rule->title, " [", rule->source, "]",
+              rule->why_not_error.empty() ? "" : Str(" (not an error: ", rule->why_not_error, ")"),
+              "\n");
     }
     out += "\n";
   }
@@ -108,18 +110,24 @@ std::string MarkdownRules(const std::vector<Section>& sections, bool with_limits
       "be decoded), `invalid` (decodes but breaks a rule), `unsupported` (a version or feature\n"
       "accelcheck does not handle), `limit` (a resource limit was hit), `internal` (the input\n"
       "could not be read, or accelcheck failed). Rule ids are stable, and so is each rule's\n"
-      "anchor here, the id itself (`RULES.md#pte.segment.bounds`), which SARIF reports link to.\n";
+      "anchor here, the id itself (`RULES.md#pte.segment.bounds`), which SARIF reports link to.\n"
+      "\n"
+      "A rule is an error by default when the runtime would refuse the file, compute something\n"
+      "else than the file says, access out of bounds, or when two places of the file contradict\n"
+      "each other. It is a warning or a note by default only when a real toolchain emits it or\n"
+      "when breaking it cannot change whether the runtime loads the file or what it computes;\n"
+      "*why not an error* says which.\n";
   for (const Section& section : sections) {
     out += Str("\n## ", section.id, "\n\n", Cell(section.description), " (", section.rules.size(),
                " rules)\n\n");
-    out += "| id | severity | strict | category | title | source |\n";
-    out += "|---|---|---|---|---|---|\n";
+    out += "| id | severity | strict | category | title | source | why not an error |\n";
+    out += "|---|---|---|---|---|---|---|\n";
     for (const Rule* rule : section.rules) {
       // An explicit anchor per row: SARIF's helpUri of the rule points at it.
       out += Str("| <a id=\"", RuleAnchor(rule->id), "\"></a>`", rule->id, "` | ",
                  SeverityName(rule->severity), " | ", SeverityName(rule->strict), " | ",
                  CategoryName(rule->category), " | ", Cell(rule->title), " | ", Cell(rule->source),
-                 " |\n");
+                 " | ", Cell(rule->why_not_error), " |\n");
     }
   }
   if (with_limits) {
@@ -156,7 +164,8 @@ std::string JsonRules(const std::vector<Section>& sections, bool with_limits) {
                        {"strict", SeverityName(rule->strict)},
                        {"category", CategoryName(rule->category)},
                        {"title", rule->title},
-                       {"source", rule->source}});
+                       {"source", rule->source},
+                       {"why_not_error", rule->why_not_error}});
     }
     formats.push_back(
         {{"id", section.id}, {"description", section.description}, {"rules", std::move(rules)}});

@@ -2,14 +2,14 @@
 
 namespace accelcheck::core_rules {
 
-#define CORE_RULE(name, id, sev, strict, cat, title, source) \
-  const Rule name{id, Severity::sev, Severity::strict, Category::cat, title, source};
+#define CORE_RULE(name, id, sev, strict, cat, title, source, why_not_error) \
+  const Rule name{id, Severity::sev, Severity::strict, Category::cat, title, source, why_not_error};
 #include "validators/core/core_rules.def"
 #undef CORE_RULE
 
 RuleTable All() {
   static const Rule* const kTable[] = {
-#define CORE_RULE(name, id, sev, strict, cat, title, source) &name,
+#define CORE_RULE(name, id, sev, strict, cat, title, source, why_not_error) &name,
 #include "validators/core/core_rules.def"
 #undef CORE_RULE
   };

@@ -5,7 +5,7 @@
 
 namespace accelcheck::core_rules {
 
-#define CORE_RULE(name, id, sev, strict, cat, title, source) extern const Rule name;
+#define CORE_RULE(name, id, sev, strict, cat, title, source, why_not_error) extern const Rule name;
 #include "validators/core/core_rules.def"
 #undef CORE_RULE
 

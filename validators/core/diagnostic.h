@@ -33,6 +33,11 @@ struct Rule {
   Category category;
   std::string_view title;   // one line
   std::string_view source;  // spec section and upstream source it comes from
+  // Why a rule that is a warning or a note by default is not an error: the
+  // real toolchain that emits it (a compiler or a real file), or why
+  // breaking it cannot change whether the runtime loads the file or what it
+  // computes. Empty for a rule that is an error by default.
+  std::string_view why_not_error = {};
 };
 
 // A format's rule table: pointers to the Rule objects diagnostics refer to.

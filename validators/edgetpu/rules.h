@@ -6,7 +6,8 @@
 namespace accelcheck::edgetpu {
 
 namespace rules {
-#define EDGETPU_RULE(name, id, sev, strict, cat, title, source) extern const Rule name;
+#define EDGETPU_RULE(name, id, sev, strict, cat, title, source, why_not_error) \
+  extern const Rule name;
 #include "validators/edgetpu/rules.def"
 #undef EDGETPU_RULE
 }  // namespace rules

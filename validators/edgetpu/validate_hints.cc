@@ -286,7 +286,7 @@ void CheckCachingGrammar(const Hints& hints, const std::vector<Transfer>& plan,
     got += Str(k == 0 ? "" : ", ", Describe(plan[k]));
   }
   if (plan.size() > kListedHints) got += Str(" and ", plan.size() - kListedHints, " more");
-  ReportAt(sink, rules::kHintsGrammar, hints.view(), hints.exe().dma_hints(), "dma_hints.hints",
+  ReportAt(sink, rules::kHintsOrder, hints.view(), hints.exe().dma_hints(), "dma_hints.hints",
            Str("the parameter-caching executable's hints are ", got.empty() ? "none" : got,
                ", not InstructionHint 0, one PARAMETER descriptor, InterruptHint 0"));
 }
@@ -309,7 +309,7 @@ void CheckChunkGrammar(const Hints& hints, const HintPlan& plan, DiagnosticSink&
   }
   const Transfer& first = transfers[0];
   if (first.kind != Kind::kInstructionChunk || first.chunk != 0) {
-    hints.Report(sink, rules::kHintsGrammar, first.hint, nullptr, "",
+    hints.Report(sink, rules::kHintsOrder, first.hint, nullptr, "",
                  Str("the first hint is ", Describe(first), ", not InstructionHint 0"));
   }
   std::map<int32_t, uint32_t> sent;  // chunk -> the hint that first sends it
@@ -317,7 +317,7 @@ void CheckChunkGrammar(const Hints& hints, const HintPlan& plan, DiagnosticSink&
     if (t.kind != Kind::kInstructionChunk) continue;
     const auto [it, inserted] = sent.emplace(t.chunk, t.hint);
     if (inserted) continue;
-    hints.Report(sink, rules::kHintsGrammar, t.hint, nullptr, "",
+    hints.Report(sink, rules::kHintsOrder, t.hint, nullptr, "",
                  Str("chunk ", t.chunk, " is sent again (first by hints[", it->second,
                      "]); the compiler sends each chunk once"));
   }
@@ -353,18 +353,18 @@ void CheckOutputGrammar(const Hints& hints, const std::vector<Transfer>& transfe
     if (first) {
       if (t.offset != 0) {
         hints.Report(
-            sink, rules::kHintsGrammar, t.hint, nullptr, "",
+            sink, rules::kHintsOrder, t.hint, nullptr, "",
             Str("the first descriptor of ", LayerText(t), " starts at ", t.offset, ", not 0"));
       }
       continue;
     }
     const Transfer& before = transfers[it->second];
     if (it->second + 1 != k) {
-      hints.Report(sink, rules::kHintsGrammar, t.hint, nullptr, "",
+      hints.Report(sink, rules::kHintsOrder, t.hint, nullptr, "",
                    Str("the descriptors of ", LayerText(t), " are apart: hints[", before.hint,
                        "] and hints[", t.hint, "] have other hints between them"));
     } else if (t.offset != before.end) {
-      hints.Report(sink, rules::kHintsGrammar, t.hint, nullptr, "",
+      hints.Report(sink, rules::kHintsOrder, t.hint, nullptr, "",
                    Str(LayerText(t), " continues at ", t.offset, " after ",
                        Range(before.offset, before.end), ", not at ", before.end));
     }

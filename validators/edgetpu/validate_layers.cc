@@ -158,10 +158,10 @@ void CheckShape(const LayerAt& at, DiagnosticSink& sink) {
   for (uint32_t d = 0; d < dims->size(); ++d) {
     if (dims->Get(d)->start() == 0) continue;
     ReportAt(
-        sink, rules::kLayerShapeConvention, at.exe, dims->Get(d),
+        sink, rules::kLayerShapeStart, at.exe, dims->Get(d),
         Field(at, Str("shape.dimension[", d, "].start")),
         Str("the range starts at ", dims->Get(d)->start(), "; the compiler's shapes start at 0"));
-    return;
+    break;
   }
   const auto elements = ShapeElements(*shape);
   const Wide yxz = Wide{at.layer.y_dim()} * at.layer.x_dim() * at.layer.z_dim();

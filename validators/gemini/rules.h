@@ -6,7 +6,8 @@
 namespace accelcheck::gemini {
 
 namespace rules {
-#define GEMINI_RULE(name, id, sev, strict, cat, title, source) extern const Rule name;
+#define GEMINI_RULE(name, id, sev, strict, cat, title, source, why_not_error) \
+  extern const Rule name;
 #include "validators/gemini/rules.def"
 #undef GEMINI_RULE
 }  // namespace rules

@@ -6,7 +6,7 @@
 namespace accelcheck::neff {
 
 namespace rules {
-#define NEFF_RULE(name, id, sev, strict, cat, title, source) extern const Rule name;
+#define NEFF_RULE(name, id, sev, strict, cat, title, source, why_not_error) extern const Rule name;
 #include "validators/neff/rules.def"
 #undef NEFF_RULE
 }  // namespace rules

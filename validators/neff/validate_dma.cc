@@ -182,7 +182,7 @@ class EngineChecker {
                                         : std::string(" has no from")));
     } else if (var->type == VarType::kOutput) {
       // NEFF-53: outputs are only written.
-      sink_.Report(kDescDirection, Location{d.offset, std::nullopt, Str(path, "/from")},
+      sink_.Report(kDescReadsOutput, Location{d.offset, std::nullopt, Str(path, "/from")},
                    Str("the descriptor's ", what(), " reads output variable ", Quoted(var->name)));
     }
     const std::optional<Pattern> from = CheckPattern(side, "from", d, path);
@@ -223,7 +223,7 @@ class EngineChecker {
       }
     }
     if (steps[0] != 1) {
-      sink_.Report(kDescPatternValues,
+      sink_.Report(kDescFirstStep,
                    Location{d.offset, std::nullopt, Str(path, "/", name, "_steps/0")},
                    Str(name, "_steps[0] is ", steps[0], ", not 1"));
     }
@@ -327,7 +327,7 @@ class EngineChecker {
       sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, Str(path, "/to_dtype")},
                    Str("a ", op, " from ", from, " to ", to, " changes the dtype"));
     } else if (op == "cast" && from == to) {
-      sink_.Report(kDescOpDtype, Location{d.offset, std::nullopt, Str(path, "/to_dtype")},
+      sink_.Report(kDescCastSameDtype, Location{d.offset, std::nullopt, Str(path, "/to_dtype")},
                    Str("a cast from ", from, " to ", to, " keeps the dtype"));
     }
   }
@@ -574,7 +574,7 @@ void CheckEngineNames(const Subgraph& sg, size_t e, const EngineDocument& doc,
                     Quoted(def.engine_program[e]->value)));
   }
   if (doc.name && doc.name->value != own_name) {
-    sink.Report(kEngineNames, Location{doc.name->offset, std::nullopt, "/name"},
+    sink.Report(kEngineSelfName, Location{doc.name->offset, std::nullopt, "/name"},
                 Str("name ", Quoted(doc.name->value), " differs from the member's own name ",
                     Quoted(own_name)));
   }

@@ -6,7 +6,7 @@
 namespace accelcheck::pte {
 
 namespace rules {
-#define PTE_RULE(name, id, sev, strict, cat, title, source) extern const Rule name;
+#define PTE_RULE(name, id, sev, strict, cat, title, source, why_not_error) extern const Rule name;
 #include "validators/pte/rules.def"
 #undef PTE_RULE
 }  // namespace rules

@@ -3,15 +3,15 @@
 namespace accelcheck::tensil {
 
 namespace rules {
-#define TENSIL_RULE(name, id, sev, strict, cat, title, source) \
-  const Rule name{id, Severity::sev, Severity::strict, Category::cat, title, source};
+#define TENSIL_RULE(name, id, sev, strict, cat, title, source, why_not_error) \
+  const Rule name{id, Severity::sev, Severity::strict, Category::cat, title, source, why_not_error};
 #include "validators/tensil/rules.def"
 #undef TENSIL_RULE
 }  // namespace rules
 
 RuleTable AllRules() {
   static const Rule* const kTable[] = {
-#define TENSIL_RULE(name, id, sev, strict, cat, title, source) &rules::name,
+#define TENSIL_RULE(name, id, sev, strict, cat, title, source, why_not_error) &rules::name,
 #include "validators/tensil/rules.def"
 #undef TENSIL_RULE
   };

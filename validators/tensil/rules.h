@@ -6,7 +6,8 @@
 namespace accelcheck::tensil {
 
 namespace rules {
-#define TENSIL_RULE(name, id, sev, strict, cat, title, source) extern const Rule name;
+#define TENSIL_RULE(name, id, sev, strict, cat, title, source, why_not_error) \
+  extern const Rule name;
 #include "validators/tensil/rules.def"
 #undef TENSIL_RULE
 }  // namespace rules

@@ -13,6 +13,7 @@
 
 #include "reference_exec/tensil/emulator.h"
 #include "reference_exec/tensil/run_model.h"
+#include "tests/support/describe.h"
 #include "tests/validators/tensil/fixture.h"
 #include "validators/tensil/disasm.h"
 #include "validators/tensil/instruction.h"
@@ -114,16 +115,17 @@ Instruction GenInstruction(const Architecture& a, const Layout& l) {
       return in;
     }
     default: {
-      // Read needs a source that is Input (TNS-25): the left one here.
+      // Read needs a source that is Input (TNS-25): the left one here; Write
+      // writes the output register alone, where RTL and emulator agree (§5.6).
       const uint8_t flags = *rc::gen::inRange<uint8_t>(0, 8);
       const uint64_t registers = a.simd_registers_depth + 1;
       const uint64_t left = (flags & kSimdRead) ? 0 : *rc::gen::inRange<uint64_t>(0, registers);
+      const uint64_t dest = (flags & kSimdWrite) ? 0 : *rc::gen::inRange<uint64_t>(0, registers);
       Instruction in;
       in.operand0 = *rc::gen::inRange<uint64_t>(0, a.accumulator_depth);
       in.operand1 = *rc::gen::inRange<uint64_t>(0, a.accumulator_depth);
       in.operand2 = PackSimd(l, *rc::gen::inRange<uint64_t>(0, 16), left,
-                             *rc::gen::inRange<uint64_t>(0, registers),
-                             *rc::gen::inRange<uint64_t>(0, registers), 0);
+                             *rc::gen::inRange<uint64_t>(0, registers), dest, 0);
       in.header = Header(kSimd, flags, tid);
       return in;
     }
@@ -179,11 +181,25 @@ RC_GTEST_PROP(TensilProperties, AssemblyRoundTripsToTheSameBytesAndText, ()) {
   RC_ASSERT(Disassemble(*bytes, p.layout) == text);
 }
 
+// The generator makes each instruction valid, not the program's dataflow:
+// reads of rows nothing wrote, an output left unwritten and the like are the
+// whole-program rules' errors (§7 F), which such a program may break; no
+// other rule may fire.
+bool OnlyDataflowErrors(const DiagnosticSink& sink) {
+  for (const Diagnostic& d : sink.diagnostics()) {
+    const bool dataflow = d.rule->id.starts_with("tensil.flow.") ||
+                          d.rule->id == "tensil.instr.simd_input_unread" ||
+                          d.rule->id == "tensil.instr.simd_accumulate";
+    if (d.severity == Severity::kError && !dataflow) return false;
+  }
+  return true;
+}
+
 RC_GTEST_PROP(TensilProperties, RandomValidProgramsValidateWithoutErrorsAndRun, ()) {
   const RandomProgram p = *GenProgram();
   fixture::Case c = CaseFor(p);
   const fixture::Result result = fixture::ValidateCase(c);
-  RC_ASSERT(result.sink.error_count() == 0u);
+  if (!OnlyDataflowErrors(result.sink)) RC_FAIL(test::Describe(result.sink));
 
   LoadedModel loaded;
   loaded.model.arch = p.arch;

@@ -13,7 +13,7 @@ nlohmann::json CountingLoop(int n) {
           {"name": "one", "tensor": {"dtype": "float", "sizes": [], "memory": "constant", "data": [1]}},
           {"name": "alpha", "int": 1},
           {"name": "acc", "tensor": {"dtype": "float", "sizes": [2]}},
-          {"name": "i", "tensor": {"dtype": "float", "sizes": [1], "memory": "constant", "data": [0]}},
+          {"name": "i", "tensor": {"dtype": "float", "sizes": [1], "memory": "mutable", "data": [0]}},
           {"name": "n", "int": 0},
           {"name": "done", "tensor": {"dtype": "bool", "sizes": [1]}}, {"name": "none", "null": null}])",
       R"(["x"])", R"(["acc", "i"])",

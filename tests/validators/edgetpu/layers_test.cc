@@ -319,8 +319,8 @@ TEST(EdgetpuLayers, DuplicateOutputNamesAreAnError) {
   }
   // The hints of the two layers now write one output twice over (a note),
   // and the renamed layer no longer has its tensor's name (a warning).
-  const DiagnosticSink sink = ExpectOnly(
-      f, p, {"edgetpu.layer.duplicate_name", "edgetpu.hints.grammar", "edgetpu.io.name"});
+  const DiagnosticSink sink =
+      ExpectOnly(f, p, {"edgetpu.layer.duplicate_name", "edgetpu.hints.order", "edgetpu.io.name"});
   const Diagnostic* d = Find(sink, "edgetpu.layer.duplicate_name");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->severity, Severity::kError);
@@ -428,7 +428,9 @@ TEST(EdgetpuLayers, ShapeWithoutDimensionsIsAnError) {
   ExpectOnly(f, p, {"edgetpu.layer.shape"});
 }
 
-TEST(EdgetpuLayers, ShapeCountOtherThanTheDimensionsIsAWarning) {
+// EDG-76: the runtime sizes the layer's buffers from the shape, so a count
+// other than y·x·z contradicts the layer's dimensions.
+TEST(EdgetpuLayers, ShapeCountOtherThanTheDimensionsIsAnError) {
   SKIP_WITHOUT_CORPUS();
   Found f = OutputWithShape();
   SKIP_UNLESS_FOUND(f);
@@ -437,7 +439,7 @@ TEST(EdgetpuLayers, ShapeCountOtherThanTheDimensionsIsAWarning) {
   // The batch range [0, 0] becomes [0, 1]: twice the elements.
   p.Set<int32_t>(ElementAt(*f.exe, dims, 0) + 4, dims->Get(0)->end() + 1);
   const DiagnosticSink sink = ExpectOnly(f, p, {"edgetpu.layer.shape_convention"});
-  EXPECT_EQ(sink.error_count(), 0u);
+  EXPECT_EQ(sink.error_count(), 1u);
 }
 
 TEST(EdgetpuLayers, ShapeStartingAboveZeroIsAWarning) {
@@ -448,7 +450,7 @@ TEST(EdgetpuLayers, ShapeStartingAboveZeroIsAWarning) {
   Patched p(*f.real);
   p.Set<int32_t>(ElementAt(*f.exe, dims, 0), dims->Get(0)->start() + 1);
   p.Set<int32_t>(ElementAt(*f.exe, dims, 0) + 4, dims->Get(0)->end() + 1);
-  const DiagnosticSink sink = ExpectOnly(f, p, {"edgetpu.layer.shape_convention"});
+  const DiagnosticSink sink = ExpectOnly(f, p, {"edgetpu.layer.shape_start"});
   EXPECT_EQ(sink.error_count(), 0u);
 }
 
@@ -573,7 +575,7 @@ TEST(EdgetpuLayout, ZStrideBelowZDimIsAnError) {
 
 // y 1 is moved onto y 0's row of the same tile: every (1, x) starts where
 // (0, x) does, while the runtime's copy still follows the map.
-TEST(EdgetpuLayout, TwoPositionsStartingAtOneIndexAreAWarning) {
+TEST(EdgetpuLayout, TwoPositionsStartingAtOneIndexAreAnError) {
   SKIP_WITHOUT_CORPUS();
   Found f = FindOutput([](const Found& found) {
     if (!Multi(found) || found.plan->path != CopyPath::kStrided || found.dims.y < 2) return false;
@@ -585,7 +587,7 @@ TEST(EdgetpuLayout, TwoPositionsStartingAtOneIndexAreAWarning) {
   Patched p(*f.real);
   p.Set<int32_t>(ElementAt(*f.exe, y_local, 1), y_local->Get(0));
   const DiagnosticSink sink = ExpectOnly(f, p, {"edgetpu.layout.injective"});
-  EXPECT_EQ(sink.error_count(), 0u);
+  EXPECT_EQ(sink.error_count(), 1u);
 }
 
 // The third x of the first run moves one element on: the runtime's copy,

@@ -128,7 +128,7 @@ TEST(NeffOperations, ASourceWithAnUnequalPatternIsReported) {
 }
 
 TEST(NeffOperations, ASourceThatReadsAnOutputIsReported) {
-  ExpectOnly(SpecWith(Sum({Whole("x"), Whole("y")})), rules::kDescDirection, "/from_arr/1/from");
+  ExpectOnly(SpecWith(Sum({Whole("x"), Whole("y")})), rules::kDescReadsOutput, "/from_arr/1/from");
 }
 
 TEST(NeffOperations, ASourceOfAnUndeclaredVariableIsReported) {
