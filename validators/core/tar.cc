@@ -319,15 +319,18 @@ class Reader {
       m.pax_header = pending_header_;
       m.pax = pending_data_;
     }
+    // Claiming the member ends the records pending for it: what a record
+    // says is read before.
     const PaxText* sparse = InForce(pending_.sparse, global_.sparse);
-    Claim(m.stored);
     if (sparse) {
       Add(Problem::kType, sparse->offset, m.stored,
           Str("the pax record ", sparse->value,
               " makes it a GNU sparse file, whose data is a map of fragments, not a regular "
               "file"));
+      Claim(m.stored);
       return true;
     }
+    Claim(m.stored);
     if (type == '0' || type == '\0') {
       m.type = Type::kFile;
     } else if (type == '5') {
