@@ -348,13 +348,14 @@ class Liveness {
     NoteSharing(call, time);
   }
 
+  bool IsTensor(int32_t value) const {
+    return value >= 0 && static_cast<uint32_t>(value) < n_ &&
+           facts_.TypeOf(static_cast<uint32_t>(value)) == KernelTypes::Tensor;
+  }
+
   // The planned tensor behind a Tensor value (following MoveCalls), or -1.
   int32_t TensorSlot(int32_t value) const {
-    if (value < 0 || static_cast<uint32_t>(value) >= n_ ||
-        facts_.TypeOf(static_cast<uint32_t>(value)) != KernelTypes::Tensor) {
-      return -1;
-    }
-    return slot_[Alias(static_cast<uint32_t>(value))];
+    return IsTensor(value) ? slot_[Alias(static_cast<uint32_t>(value))] : -1;
   }
 
   // PTE-66: et_view's args are [self, size, out] with no separate return
@@ -386,14 +387,12 @@ class Liveness {
         views_.push_back({static_cast<uint32_t>(base), static_cast<uint32_t>(result), time});
       return;
     }
-    for (uint32_t k = 0; k + 1 < args->size() && base < 0; ++k) {
+    // The first tensor argument; unplanned, it shares with nothing.
+    for (uint32_t k = 0; k + 1 < args->size(); ++k) {
       const int32_t a = args->Get(k);
-      if (a == ret || a < 0 || static_cast<uint32_t>(a) >= n_ ||
-          facts_.TypeOf(static_cast<uint32_t>(a)) != KernelTypes::Tensor) {
-        continue;
-      }
+      if (a == ret || !IsTensor(a)) continue;
       base = TensorSlot(a);
-      if (base < 0) return;  // the first tensor argument is not planned
+      break;
     }
     if (base >= 0 && base != result)
       in_place_.push_back({static_cast<uint32_t>(base), static_cast<uint32_t>(result), time});

@@ -353,6 +353,25 @@ TEST(Tar, PaxRecordsApplyToTheMemberAfterThem) {
   EXPECT_EQ(problem, "");
 }
 
+// A record is at most 999999 bytes long, the longest a reader takes.
+TEST(Tar, PaxRecordLengthAtAndAboveTheLimit) {
+  const auto record = [](uint64_t length, const std::string& digits) {
+    const std::string head = digits + " comment=";
+    return Text(head + std::string(length - head.size() - 1, 'c') + "\n");
+  };
+  std::string problem;
+  uint64_t at = 0;
+  const Bytes longest = record(999999, "999999");
+  const auto r = tar::NextPaxRecord(longest, &at, &problem);
+  ASSERT_TRUE(r) << problem;
+  EXPECT_EQ(r->length, 999999u);
+  EXPECT_EQ(at, 999999u);
+  at = 0;
+  EXPECT_FALSE(tar::NextPaxRecord(record(1000000, "1000000"), &at, &problem));
+  EXPECT_NE(problem.find("length 1000000 is more than 999999"), std::string::npos) << problem;
+  EXPECT_EQ(at, 0u);
+}
+
 TEST(Tar, PaxSizeAndLinkpathOverrideTheHeader) {
   // A size record equal to the field; then one beyond what 11 octal digits
   // hold, whose field can only be a stand-in (here a 0), then cut short.
